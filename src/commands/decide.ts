@@ -1,0 +1,43 @@
+// decide(state, command) -> event body, or a thrown DomainError. Pure: it reads the projections and
+// never changes them; the exchange sequences what it returns and applies it.
+import type { EventBody } from '../events/types.ts';
+import type { ExchangeState } from '../projections/exchange-state.ts';
+import { decidePostAdminMessage, decideProvisionTrader, decideResetTrading } from './decide-admin.ts';
+import { decideDeleteMarket, decideLoadConfig, decidePatchMarket, decideSettleMarket, decideUpsertMarket } from './decide-markets.ts';
+import { decideAmendOrder, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
+import type { Command } from './types.ts';
+
+export function decide(state: ExchangeState, command: Command): EventBody {
+  switch (command.type) {
+    case 'SubmitOrder':
+      return decideSubmitOrder(state, command);
+    case 'AmendOrder':
+      return decideAmendOrder(state, command);
+    case 'CancelOrder':
+      return decideCancelOrder(state, command);
+    case 'ProvisionTrader':
+      return decideProvisionTrader(state, command);
+    case 'ResetTrading':
+      return decideResetTrading(state);
+    case 'StartTrading':
+      return { type: 'TradingStarted', data: {} };
+    case 'StopTrading':
+      return { type: 'TradingStopped', data: {} };
+    case 'LoadConfig':
+      return decideLoadConfig(state, command);
+    case 'PostAdminMessage':
+      return decidePostAdminMessage(state, command);
+    case 'UpsertMarket':
+      return decideUpsertMarket(state, command);
+    case 'PatchMarket':
+      return decidePatchMarket(state, command);
+    case 'SettleMarket':
+      return decideSettleMarket(state, command);
+    case 'DeleteMarket':
+      return decideDeleteMarket(state, command);
+    default: {
+      const unknown: never = command;
+      throw new Error(`decide: unknown command ${JSON.stringify(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// The one registry of every error the service can answer with. Each entry has a stable machine code
+// (sent as `x-error-code` over REST and as `code` over WebSocket), an HTTP status and a default text.
+// Texts that the specification fixes word for word are produced by the factories below it.
+
+export const ERRORS = {
+  // Admission of orders, in the specification's order of checks.
+  trading_disabled: { status: 409, message: 'trading is disabled' },
+  invalid_market: { status: 400, message: 'invalid market symbol: expected BASE-QUOTE' },
+  market_not_configured: { status: 404, message: 'market not configured' },
+  market_disabled: { status: 409, message: 'market is disabled' },
+  market_settled: { status: 409, message: 'market is settled' },
+  invalid_price: { status: 400, message: 'price must be an integer between 1 and 9007199254740991' },
+  tick_size_violation: { status: 400, message: 'price is not a multiple of the tick size' },
+  invalid_quantity: { status: 400, message: 'quantity must be an integer between 1 and 9007199254740991' },
+  quantity_below_minimum: { status: 400, message: 'quantity is below the minimum order quantity' },
+  position_limit_exceeded: { status: 409, message: 'projected net position would exceed the limit of +/-1000' },
+  overflow: { status: 500, message: 'numeric overflow' },
+
+  // Amend and cancel.
+  invalid_remaining: { status: 400, message: 'remaining must be an integer greater than 0' },
+  invalid_amend: { status: 400, message: 'amend can only reduce remaining' },
+  order_not_found: { status: 404, message: 'order not found' },
+  order_not_owned: { status: 403, message: 'order belongs to another trader' },
+
+  // Authentication and limits.
+  missing_api_key: { status: 401, message: 'missing x-api-key header' },
+  invalid_api_key: { status: 401, message: 'invalid API key' },
+  missing_admin_token: { status: 401, message: 'missing Authorization header' },
+  invalid_admin_token: { status: 401, message: 'invalid admin token' },
+  unauthenticated: { status: 401, message: 'authenticate before trading' },
+  rate_limited: { status: 429, message: 'per-user rate limit exceeded: max 100 ops/sec' },
+
+  // Operators.
+  invalid_username: { status: 400, message: 'username is required' },
+  username_taken: { status: 409, message: 'username already exists' },
+  user_not_found: { status: 404, message: 'target user not found' },
+  invalid_market_definition: { status: 400, message: 'invalid market definition' },
+  invalid_tick_size: { status: 400, message: 'tick_size must be an integer greater than 0' },
+  invalid_min_order_quantity: { status: 400, message: 'min_order_quantity must be an integer greater than 0' },
+  invalid_reference_price: { status: 400, message: 'reference_price must be null or an integer greater than 0' },
+  invalid_settlement_price: { status: 400, message: 'settlement_price must be an integer greater than 0' },
+  market_has_open_orders: { status: 409, message: 'cannot delete market with open orders' },
+  invalid_message_body: { status: 400, message: 'message body must not be empty' },
+  invalid_query: { status: 400, message: 'invalid query parameter' },
+
+  // Transport.
+  invalid_request: { status: 400, message: 'invalid request body' },
+  body_too_large: { status: 413, message: 'request body larger than 64 KiB' },
+  not_found: { status: 404, message: 'no such route' },
+  method_not_allowed: { status: 405, message: 'method not allowed' },
+  service_unavailable: { status: 503, message: 'service is shutting down' },
+  internal: { status: 500, message: 'internal error' },
+
+  // WebSocket protocol errors (sent as {type:"error"}).
+  invalid_message: { status: 400, message: 'invalid message' },
+  unsupported_channel: { status: 400, message: 'only the l3 channel is supported' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A refusal the service answers with on purpose: never a bug, always one registry entry. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message?: string) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function fail(code: ErrorCode, message?: string): never {
+  throw new DomainError(code, message);
+}
+
+export function isDomainError(value: unknown): value is DomainError {
+  return value instanceof DomainError;
+}
+
+// Texts the specification fixes word for word.
+export function positionLimitText(market: string, projected: number): string {
+  return `projected net position for ${market} would be ${projected}; limit is +/-1000`;
+}
+
+export function rateLimitText(perSecond: number): string {
+  return `per-user rate limit exceeded: max ${perSecond} ops/sec`;
+}

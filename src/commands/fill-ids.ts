@@ -1,0 +1,14 @@
+// A submitted order makes as many fills as it matches, which is unknown when the server stamps the
+// command. So the command carries one random UUID and fill n gets that UUID with its last 48 bits
+// advanced by n: unique, still UUID-shaped, and a pure function of the command, so a re-run of the
+// same command makes the same ids. Versions and variant bits are left as they were.
+
+const NODE_HEX = 12;
+const NODE_SPACE = 2 ** 48;
+
+export function fillId(seed: string, index: number): string {
+  const head = seed.slice(0, seed.length - NODE_HEX);
+  const node = Number.parseInt(seed.slice(-NODE_HEX), 16);
+  const next = (node + index) % NODE_SPACE;
+  return head + next.toString(16).padStart(NODE_HEX, '0');
+}

@@ -1,0 +1,26 @@
+// Value rules shared by the decide functions. Numbers must be integers in 1..2^53-1: JavaScript's
+// exact range, so no price or quantity is ever silently rounded.
+
+export const POSITION_LIMIT = 1000;
+export const USERNAME_MAX = 64;
+export const NAME_MAX = 128;
+const ASSET = /^[A-Za-z0-9]{1,32}$/;
+const SYMBOL = /^[A-Za-z0-9]{1,32}-[A-Za-z0-9]{1,32}$/;
+// C0, DEL and C1 control characters.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+export function isMarketSymbol(value: unknown): value is string {
+  return typeof value === 'string' && SYMBOL.test(value);
+}
+
+export function isAssetCode(value: unknown): value is string {
+  return typeof value === 'string' && ASSET.test(value);
+}
+
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL.test(value);
+}

@@ -1,0 +1,69 @@
+// Commands: what a trader or an operator asks for, already parsed (zod) and stamped by the server with
+// the admission time and every new id, so deciding them is a pure function of state and command.
+import type { MessageLevel, Side } from '../events/types.ts';
+
+/** A market definition as an operator sends it; values are checked by decide, not trusted. */
+export interface MarketInput {
+  readonly market_id: string;
+  readonly base_asset: string;
+  readonly quote_asset: string;
+  readonly tick_size: number;
+  readonly min_order_quantity: number;
+  readonly reference_price: number | null;
+  readonly enabled: boolean;
+  readonly display_name?: string | null;
+}
+
+export interface MarketPatchInput {
+  readonly display_name?: string;
+  readonly tick_size?: number;
+  readonly min_order_quantity?: number;
+  readonly reference_price?: number;
+  readonly enabled?: boolean;
+}
+
+export type CommandBody =
+  | { readonly type: 'ProvisionTrader'; readonly username: string; readonly trader_id: string; readonly api_key_hash: string }
+  | { readonly type: 'ResetTrading' }
+  | { readonly type: 'StartTrading' }
+  | { readonly type: 'StopTrading' }
+  | { readonly type: 'LoadConfig'; readonly trading_enabled?: boolean | undefined; readonly markets: readonly MarketInput[] }
+  | {
+      readonly type: 'PostAdminMessage';
+      readonly message_id: string;
+      readonly target_username: string | null;
+      readonly market: string | null;
+      readonly level: MessageLevel;
+      readonly title: string | null;
+      readonly body: string;
+    }
+  | { readonly type: 'UpsertMarket'; readonly market: MarketInput }
+  | { readonly type: 'PatchMarket'; readonly market_id: string; readonly changes: MarketPatchInput }
+  | {
+      readonly type: 'SettleMarket';
+      readonly market_id: string;
+      readonly settlement_price: number;
+      readonly announcement: string | null;
+      readonly message_id: string;
+    }
+  | { readonly type: 'DeleteMarket'; readonly market_id: string }
+  | {
+      readonly type: 'SubmitOrder';
+      readonly trader_id: string;
+      readonly market: string;
+      readonly side: Side;
+      readonly price: number;
+      readonly quantity: number;
+      readonly order_id: string;
+      /** Fill ids of this order are derived from this UUID (see fill-ids.ts): their count is unknown before matching. */
+      readonly fill_id_seed: string;
+    }
+  | { readonly type: 'AmendOrder'; readonly trader_id: string; readonly order_id: string; readonly remaining: number }
+  | { readonly type: 'CancelOrder'; readonly trader_id: string; readonly order_id: string };
+
+export type CommandType = CommandBody['type'];
+
+/** A command as admitted: `time` is the admission time, RFC 3339 UTC with microseconds. */
+export type Command = CommandBody & { readonly time: string };
+
+export type CommandOf<T extends CommandType> = Extract<Command, { type: T }>;

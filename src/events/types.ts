@@ -1,0 +1,118 @@
+// The event vocabulary: one event per accepted command. An event records facts only: everything a
+// fold needs to rebuild the state (ids, matched fills, counts), so applying it never decides anything.
+
+export type Side = 'BUY' | 'SELL';
+export type MessageLevel = 'info' | 'warning' | 'critical';
+
+export interface MarketDefinition {
+  readonly market_id: string;
+  readonly display_name: string;
+  readonly base_asset: string;
+  readonly quote_asset: string;
+  readonly tick_size: number;
+  readonly min_order_quantity: number;
+  readonly reference_price: number | null;
+  readonly enabled: boolean;
+}
+
+export interface MarketChanges {
+  readonly display_name?: string;
+  readonly tick_size?: number;
+  readonly min_order_quantity?: number;
+  readonly reference_price?: number;
+  readonly enabled?: boolean;
+}
+
+export interface AdminMessageFact {
+  readonly message_id: string;
+  readonly target_username: string | null;
+  readonly target_trader_id: string | null;
+  readonly market: string | null;
+  readonly level: MessageLevel;
+  readonly title: string | null;
+  readonly body: string;
+}
+
+/** One execution of a submitted order against a resting one, at the maker's price. */
+export interface FillFact {
+  readonly fill_id: string;
+  readonly maker_order_id: string;
+  readonly maker_trader_id: string;
+  readonly price: number;
+  readonly quantity: number;
+  /** The maker's remaining after this execution; 0 means it left the book. */
+  readonly maker_remaining: number;
+}
+
+export interface SubmittedOrderFact {
+  readonly id: string;
+  readonly trader_id: string;
+  readonly market: string;
+  readonly side: Side;
+  readonly price: number;
+  readonly quantity: number;
+}
+
+export interface OrderRefFact {
+  readonly order_id: string;
+  readonly trader_id: string;
+  readonly market: string;
+  readonly side: Side;
+  readonly price: number;
+}
+
+export type EventBody =
+  | { readonly type: 'TraderProvisioned'; readonly data: { readonly trader_id: string; readonly username: string; readonly api_key_hash: string } }
+  | { readonly type: 'TradingReset'; readonly data: { readonly cleared_orders: number; readonly cleared_positions: number; readonly cleared_fills: number } }
+  | { readonly type: 'TradingStarted'; readonly data: Record<string, never> }
+  | { readonly type: 'TradingStopped'; readonly data: Record<string, never> }
+  | { readonly type: 'ConfigLoaded'; readonly data: { readonly trading_enabled: boolean | null; readonly markets: readonly MarketDefinition[] } }
+  | { readonly type: 'AdminMessagePosted'; readonly data: AdminMessageFact }
+  | { readonly type: 'MarketUpserted'; readonly data: { readonly market: MarketDefinition } }
+  | { readonly type: 'MarketPatched'; readonly data: { readonly market_id: string; readonly changes: MarketChanges } }
+  | {
+      readonly type: 'MarketSettled';
+      readonly data: {
+        readonly market_id: string;
+        readonly settlement_price: number;
+        readonly canceled_orders: number;
+        readonly affected_traders: number;
+        readonly settled_quantity: number;
+        readonly announcement: AdminMessageFact;
+      };
+    }
+  | { readonly type: 'MarketDeleted'; readonly data: { readonly market_id: string; readonly mark_price: number | null } }
+  | {
+      readonly type: 'OrderSubmitted';
+      readonly data: {
+        readonly order: SubmittedOrderFact;
+        readonly fills: readonly FillFact[];
+        /** What is left of the order after matching; it rests when > 0. */
+        readonly remaining: number;
+      };
+    }
+  | { readonly type: 'OrderAmended'; readonly data: OrderRefFact & { readonly previous_remaining: number; readonly remaining: number } }
+  | { readonly type: 'OrderCanceled'; readonly data: OrderRefFact & { readonly remaining: number } };
+
+export type EventType = EventBody['type'];
+
+/** A sequenced event as the log holds it: `seq` gap-free from 1, `time` the command's admission time. */
+export type ExchangeEvent = EventBody & { readonly seq: number; readonly time: string };
+
+export type EventOf<T extends EventType> = Extract<ExchangeEvent, { type: T }>;
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'TraderProvisioned',
+  'TradingReset',
+  'TradingStarted',
+  'TradingStopped',
+  'ConfigLoaded',
+  'AdminMessagePosted',
+  'MarketUpserted',
+  'MarketPatched',
+  'MarketSettled',
+  'MarketDeleted',
+  'OrderSubmitted',
+  'OrderAmended',
+  'OrderCanceled',
+];

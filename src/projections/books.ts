@@ -1,0 +1,249 @@
+// The books projection: every market's order book, the index from order id to resting order, each
+// trader's open orders and resting quantity per market and side (the worst-case risk check reads it).
+// Applying an event also yields its book effect, the ordered list of changes it made, which the
+// market-data feed and the private feed are derived from.
+import { Subject } from 'rxjs';
+import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
+import { OrderBook, RestingOrder } from './order-book.ts';
+import type { FillView, OrderView } from './views.ts';
+
+export type RemovalCause = 'filled' | 'canceled' | 'settled' | 'reset';
+
+export type BookChange =
+  | { readonly kind: 'order_added'; readonly order: OrderView }
+  | { readonly kind: 'order_updated'; readonly order: OrderView }
+  | { readonly kind: 'order_removed'; readonly order: OrderView; readonly cause: RemovalCause }
+  | { readonly kind: 'trade'; readonly fill: FillView; readonly maker_trader_id: string; readonly taker_trader_id: string };
+
+export interface BookEffect {
+  readonly event: ExchangeEvent;
+  /** In the order they happened; for a crossing order, per execution the maker's change then the trade. */
+  readonly changes: readonly BookChange[];
+  /** For OrderSubmitted: the taker order after matching. */
+  readonly taker: OrderView | null;
+}
+
+export interface Exposure {
+  buy: number;
+  sell: number;
+}
+
+interface TraderOrders {
+  readonly orders: Map<string, RestingOrder>;
+  readonly exposure: Map<string, Exposure>;
+}
+
+export function orderView(o: RestingOrder): OrderView {
+  return { id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, remaining: o.remaining, created_at: o.created_at };
+}
+
+const NO_EXPOSURE: Exposure = Object.freeze({ buy: 0, sell: 0 });
+
+export class BooksProjection {
+  private readonly books = new Map<string, OrderBook>();
+  private readonly index = new Map<string, RestingOrder>();
+  private readonly traders = new Map<string, TraderOrders>();
+  readonly effects$ = new Subject<BookEffect>();
+
+  book(market: string): OrderBook | undefined {
+    return this.books.get(market);
+  }
+
+  markets(): IterableIterator<string> {
+    return this.books.keys();
+  }
+
+  order(id: string): RestingOrder | undefined {
+    return this.index.get(id);
+  }
+
+  get restingCount(): number {
+    return this.index.size;
+  }
+
+  /** Resting quantity per side of one trader in one market. */
+  exposure(traderId: string, market: string): Exposure {
+    return this.traders.get(traderId)?.exposure.get(market) ?? NO_EXPOSURE;
+  }
+
+  /** The trader's resting orders, oldest first (created_at, then id), optionally of one market. */
+  openOrders(traderId: string, market?: string): OrderView[] {
+    const mine = this.traders.get(traderId);
+    if (mine === undefined) return [];
+    const out: OrderView[] = [];
+    for (const o of mine.orders.values()) if (market === undefined || o.market === market) out.push(orderView(o));
+    return out.sort(byCreatedThenId);
+  }
+
+  marketOrderCount(market: string): number {
+    return this.books.get(market)?.orderCount ?? 0;
+  }
+
+  apply(event: ExchangeEvent): void {
+    const changes: BookChange[] = [];
+    let taker: OrderView | null = null;
+    switch (event.type) {
+      case 'OrderSubmitted':
+        taker = this.applySubmitted(event, changes);
+        break;
+      case 'OrderAmended': {
+        const o = this.mustFind(event.data.order_id);
+        // An amend to the same remaining is accepted and changes nothing, not even the feeds.
+        if (o.remaining === event.data.remaining) break;
+        this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] -= o.remaining - event.data.remaining;
+        this.bookOf(o.market).sideOf(o.side).reduce(o, event.data.remaining);
+        changes.push({ kind: 'order_updated', order: orderView(o) });
+        break;
+      }
+      case 'OrderCanceled': {
+        const o = this.mustFind(event.data.order_id);
+        changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
+        this.unlink(o);
+        break;
+      }
+      case 'MarketSettled': {
+        const book = this.books.get(event.data.market_id);
+        if (book !== undefined) this.clearBook(book, 'settled', changes);
+        break;
+      }
+      case 'TradingReset':
+        for (const book of this.books.values()) this.clearBook(book, 'reset', changes);
+        break;
+      case 'MarketDeleted':
+        this.books.delete(event.data.market_id);
+        break;
+      default:
+        break;
+    }
+    if (changes.length > 0 || taker !== null) this.effects$.next({ event, changes, taker });
+  }
+
+  private applySubmitted(event: EventOf<'OrderSubmitted'>, changes: BookChange[]): OrderView {
+    const { order, fills, remaining } = event.data;
+    const book = this.bookOf(order.market);
+    for (const fill of fills) {
+      const maker = this.mustFind(fill.maker_order_id);
+      const makerSide = book.sideOf(maker.side);
+      this.exposureOf(maker.trader_id, maker.market)[maker.side === 'BUY' ? 'buy' : 'sell'] -= maker.remaining - fill.maker_remaining;
+      if (fill.maker_remaining === 0) {
+        makerSide.reduce(maker, 0);
+        changes.push({ kind: 'order_removed', order: orderView(maker), cause: 'filled' });
+        this.unlink(maker, false);
+      } else {
+        makerSide.reduce(maker, fill.maker_remaining);
+        changes.push({ kind: 'order_updated', order: orderView(maker) });
+      }
+      changes.push({
+        kind: 'trade',
+        fill: { fill_id: fill.fill_id, market: order.market, maker_order_id: maker.id, taker_order_id: order.id, price: fill.price, quantity: fill.quantity, occurred_at: event.time },
+        maker_trader_id: maker.trader_id,
+        taker_trader_id: order.trader_id,
+      });
+    }
+    const resting = new RestingOrder(order.id, order.trader_id, order.market, order.side, order.price, order.quantity, remaining, event.time);
+    if (remaining > 0) {
+      book.sideOf(order.side).push(resting);
+      this.index.set(order.id, resting);
+      const mine = this.traderOrders(order.trader_id);
+      mine.orders.set(order.id, resting);
+      this.exposureOf(order.trader_id, order.market)[order.side === 'BUY' ? 'buy' : 'sell'] += remaining;
+      const view = orderView(resting);
+      changes.push({ kind: 'order_added', order: view });
+      return view;
+    }
+    return orderView(resting);
+  }
+
+  private clearBook(book: OrderBook, cause: RemovalCause, changes: BookChange[]): void {
+    for (const side of [book.bids, book.asks]) {
+      const doomed = [...side.orders()];
+      for (const o of doomed) {
+        changes.push({ kind: 'order_removed', order: orderView(o), cause });
+        this.unlink(o);
+      }
+    }
+  }
+
+  /** Takes an order out of the book and every index; `adjust` false when its exposure was already taken off. */
+  private unlink(o: RestingOrder, adjust = true): void {
+    if (adjust) this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] -= o.remaining;
+    this.bookOf(o.market).sideOf(o.side).remove(o);
+    this.index.delete(o.id);
+    const mine = this.traders.get(o.trader_id);
+    if (mine !== undefined) {
+      mine.orders.delete(o.id);
+      const exposure = mine.exposure.get(o.market);
+      if (exposure !== undefined && exposure.buy === 0 && exposure.sell === 0) mine.exposure.delete(o.market);
+      if (mine.orders.size === 0) this.traders.delete(o.trader_id);
+    }
+  }
+
+  private mustFind(id: string): RestingOrder {
+    const o = this.index.get(id);
+    if (o === undefined) throw new Error(`books: event refers to order ${id}, which is not resting`);
+    return o;
+  }
+
+  private bookOf(market: string): OrderBook {
+    let book = this.books.get(market);
+    if (book === undefined) {
+      book = new OrderBook(market);
+      this.books.set(market, book);
+    }
+    return book;
+  }
+
+  private traderOrders(traderId: string): TraderOrders {
+    let mine = this.traders.get(traderId);
+    if (mine === undefined) {
+      mine = { orders: new Map(), exposure: new Map() };
+      this.traders.set(traderId, mine);
+    }
+    return mine;
+  }
+
+  private exposureOf(traderId: string, market: string): Exposure {
+    const mine = this.traderOrders(traderId);
+    let exposure = mine.exposure.get(market);
+    if (exposure === undefined) {
+      exposure = { buy: 0, sell: 0 };
+      mine.exposure.set(market, exposure);
+    }
+    return exposure;
+  }
+
+  /** Every book consistent and every index agreeing with the books; used after every step in tests. */
+  checkConsistency(): void {
+    let total = 0;
+    const sums = new Map<string, number>();
+    for (const book of this.books.values()) {
+      book.checkConsistency();
+      for (const side of [book.bids, book.asks]) {
+        for (const o of side.orders()) {
+          total++;
+          if (this.index.get(o.id) !== o) throw new Error(`order ${o.id} missing from the index`);
+          if (this.traders.get(o.trader_id)?.orders.get(o.id) !== o) throw new Error(`order ${o.id} missing from its trader's open orders`);
+          const key = `${o.trader_id}|${o.market}|${o.side}`;
+          sums.set(key, (sums.get(key) ?? 0) + o.remaining);
+        }
+      }
+    }
+    if (total !== this.index.size) throw new Error(`index holds ${this.index.size} orders, books ${total}`);
+    for (const [traderId, mine] of this.traders) {
+      for (const [market, e] of mine.exposure) {
+        const buy = sums.get(`${traderId}|${market}|BUY`) ?? 0;
+        const sell = sums.get(`${traderId}|${market}|SELL`) ?? 0;
+        if (e.buy !== buy || e.sell !== sell) throw new Error(`exposure of ${traderId} in ${market} is ${e.buy}/${e.sell}, books say ${buy}/${sell}`);
+      }
+    }
+  }
+}
+
+export function byCreatedThenId(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export function sideSign(side: Side): 1 | -1 {
+  return side === 'BUY' ? 1 : -1;
+}

@@ -1,0 +1,71 @@
+// Every projection of the exchange, wired to one RxJS stream of events. Subscriptions run in the
+// order they are made, synchronously, so by the time `events$.next(e)` returns every projection has
+// applied `e`, and the feeds derived from the book have published what it changed.
+import { Subject } from 'rxjs';
+import type { ExchangeEvent } from '../events/types.ts';
+import { BooksProjection } from './books.ts';
+import { FillsProjection } from './fills.ts';
+import { Leaderboard } from './leaderboard.ts';
+import { MarketDataFeed } from './market-data.ts';
+import { MarketsProjection } from './markets.ts';
+import { MessagesProjection } from './messages.ts';
+import { PositionsProjection } from './positions.ts';
+import { PrivateFeed } from './private-feed.ts';
+import { TradersProjection } from './traders.ts';
+
+export interface ExchangeStateOptions {
+  /** How many recent deltas per market are kept for resubscription with last_sequence. */
+  readonly deltaRing?: number;
+}
+
+export class ExchangeState {
+  readonly events$ = new Subject<ExchangeEvent>();
+  readonly traders = new TradersProjection();
+  readonly markets = new MarketsProjection();
+  readonly messages = new MessagesProjection();
+  readonly books = new BooksProjection();
+  readonly positions = new PositionsProjection();
+  readonly fills = new FillsProjection();
+  readonly marketData: MarketDataFeed;
+  readonly privateFeed: PrivateFeed;
+  readonly leaderboard: Leaderboard;
+  private head = 0;
+  private headTime = '';
+
+  constructor(options: ExchangeStateOptions = {}) {
+    this.marketData = new MarketDataFeed(this.books, options.deltaRing);
+    this.privateFeed = new PrivateFeed(this.books);
+    this.leaderboard = new Leaderboard(this.traders, this.positions, this.markets, this.books);
+    this.events$.subscribe((e) => {
+      this.head = e.seq;
+      this.headTime = e.time;
+    });
+    this.events$.subscribe((e) => this.traders.apply(e));
+    this.events$.subscribe((e) => this.markets.apply(e));
+    this.events$.subscribe((e) => this.messages.apply(e));
+    // Positions before books: the books' effect makes the feeds speak, and a listener that reads the
+    // positions while handling a fill must see them already updated.
+    this.events$.subscribe((e) => this.positions.apply(e));
+    this.events$.subscribe((e) => this.fills.apply(e));
+    this.events$.subscribe((e) => this.books.apply(e));
+  }
+
+  /** The seq of the last applied event (0 before any). */
+  get seq(): number {
+    return this.head;
+  }
+
+  /** The time of the last applied event ('' before any). */
+  get time(): string {
+    return this.headTime;
+  }
+
+  apply(event: ExchangeEvent): void {
+    if (event.seq !== this.head + 1) throw new Error(`state: expected seq ${this.head + 1}, got ${event.seq}`);
+    this.events$.next(event);
+  }
+
+  checkConsistency(): void {
+    this.books.checkConsistency();
+  }
+}

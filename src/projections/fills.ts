@@ -1,0 +1,56 @@
+// Fills per trader, kept in the order the API lists them (occurred_at, then fill_id). Events arrive in
+// time order, so an insert almost always lands at the end; the backwards search only matters for
+// fills that share a timestamp.
+import type { ExchangeEvent } from '../events/types.ts';
+import type { FillView } from './views.ts';
+
+export class FillsProjection {
+  private readonly byTrader = new Map<string, FillView[]>();
+  private total = 0;
+
+  get count(): number {
+    return this.total;
+  }
+
+  of(traderId: string, market?: string): FillView[] {
+    const all = this.byTrader.get(traderId) ?? [];
+    return market === undefined ? all.slice() : all.filter((f) => f.market === market);
+  }
+
+  apply(event: ExchangeEvent): void {
+    if (event.type === 'TradingReset') {
+      this.byTrader.clear();
+      this.total = 0;
+      return;
+    }
+    if (event.type !== 'OrderSubmitted') return;
+    const { order, fills } = event.data;
+    for (const f of fills) {
+      const view: FillView = { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time };
+      this.add(order.trader_id, view);
+      if (f.maker_trader_id !== order.trader_id) this.add(f.maker_trader_id, view);
+      this.total++;
+    }
+  }
+
+  private add(traderId: string, fill: FillView): void {
+    let list = this.byTrader.get(traderId);
+    if (list === undefined) {
+      list = [];
+      this.byTrader.set(traderId, list);
+    }
+    let i = list.length;
+    while (i > 0 && compareFills(list[i - 1] as FillView, fill) > 0) i--;
+    if (i === list.length) list.push(fill);
+    else list.splice(i, 0, fill);
+  }
+
+  traders(): IterableIterator<[string, FillView[]]> {
+    return this.byTrader.entries();
+  }
+}
+
+export function compareFills(a: FillView, b: FillView): number {
+  if (a.occurred_at !== b.occurred_at) return a.occurred_at < b.occurred_at ? -1 : 1;
+  return a.fill_id < b.fill_id ? -1 : a.fill_id > b.fill_id ? 1 : 0;
+}

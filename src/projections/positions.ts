@@ -1,0 +1,139 @@
+// Positions and PnL per trader per market, the last trade price per market, and the marks frozen when
+// a market with open positions was deleted (so the leaderboard still has one common mark for them).
+import type { ExchangeEvent, EventOf } from '../events/types.ts';
+import { applyTrade, averageEntry, FLAT, settle, type PositionValues } from './position-math.ts';
+import type { PositionView } from './views.ts';
+
+export interface PositionRecord {
+  readonly market: string;
+  values: PositionValues;
+  updated_at: string;
+}
+
+export class PositionsProjection {
+  private readonly byTrader = new Map<string, Map<string, PositionRecord>>();
+  private readonly holders = new Map<string, Set<string>>();
+  private readonly lastTrade = new Map<string, number>();
+  private readonly frozenMarks = new Map<string, number | null>();
+  private records = 0;
+
+  get recordCount(): number {
+    return this.records;
+  }
+
+  values(traderId: string, market: string): PositionValues {
+    return this.byTrader.get(traderId)?.get(market)?.values ?? FLAT;
+  }
+
+  net(traderId: string, market: string): number {
+    return this.values(traderId, market).net;
+  }
+
+  /** All position records of a trader, by market. */
+  recordsOf(traderId: string): PositionRecord[] {
+    const mine = this.byTrader.get(traderId);
+    if (mine === undefined) return [];
+    return [...mine.values()].sort((a, b) => (a.market < b.market ? -1 : a.market > b.market ? 1 : 0));
+  }
+
+  viewsOf(traderId: string): PositionView[] {
+    return this.recordsOf(traderId).map(positionView);
+  }
+
+  /** Traders holding a position record in a market, in no particular order. */
+  holdersOf(market: string): ReadonlySet<string> {
+    return this.holders.get(market) ?? new Set();
+  }
+
+  traders(): IterableIterator<[string, Map<string, PositionRecord>]> {
+    return this.byTrader.entries();
+  }
+
+  lastTradePrice(market: string): number | null {
+    return this.lastTrade.get(market) ?? null;
+  }
+
+  /** The mark a deleted market's positions keep; undefined if the market was never deleted. */
+  frozenMark(market: string): number | null | undefined {
+    return this.frozenMarks.get(market);
+  }
+
+  apply(event: ExchangeEvent): void {
+    switch (event.type) {
+      case 'OrderSubmitted':
+        this.applyFills(event);
+        break;
+      case 'MarketSettled': {
+        const price = event.data.settlement_price;
+        for (const traderId of this.holdersOf(event.data.market_id)) {
+          const record = this.byTrader.get(traderId)?.get(event.data.market_id);
+          if (record === undefined || record.values.net === 0) continue;
+          record.values = settle(record.values, price);
+          record.updated_at = event.time;
+        }
+        break;
+      }
+      case 'MarketDeleted':
+        this.frozenMarks.set(event.data.market_id, event.data.mark_price);
+        this.lastTrade.delete(event.data.market_id);
+        break;
+      case 'MarketUpserted':
+        // A fresh market under a deleted one's id is marked live again.
+        this.frozenMarks.delete(event.data.market.market_id);
+        break;
+      case 'ConfigLoaded':
+        for (const m of event.data.markets) this.frozenMarks.delete(m.market_id);
+        break;
+      case 'TradingReset':
+        this.byTrader.clear();
+        this.holders.clear();
+        this.lastTrade.clear();
+        this.frozenMarks.clear();
+        this.records = 0;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private applyFills(event: EventOf<'OrderSubmitted'>): void {
+    const { order, fills } = event.data;
+    const takerSign = order.side === 'BUY' ? 1 : -1;
+    for (const fill of fills) {
+      this.trade(order.trader_id, order.market, takerSign * fill.quantity, fill.price, event.time);
+      this.trade(fill.maker_trader_id, order.market, -takerSign * fill.quantity, fill.price, event.time);
+      this.lastTrade.set(order.market, fill.price);
+    }
+  }
+
+  private trade(traderId: string, market: string, signedQty: number, price: number, time: string): void {
+    const record = this.record(traderId, market);
+    record.values = applyTrade(record.values, signedQty, price);
+    record.updated_at = time;
+  }
+
+  private record(traderId: string, market: string): PositionRecord {
+    let mine = this.byTrader.get(traderId);
+    if (mine === undefined) {
+      mine = new Map();
+      this.byTrader.set(traderId, mine);
+    }
+    let record = mine.get(market);
+    if (record === undefined) {
+      record = { market, values: FLAT, updated_at: '' };
+      mine.set(market, record);
+      this.records++;
+      let set = this.holders.get(market);
+      if (set === undefined) {
+        set = new Set();
+        this.holders.set(market, set);
+      }
+      set.add(traderId);
+    }
+    return record;
+  }
+}
+
+export function positionView(r: PositionRecord): PositionView {
+  return { market: r.market, net_quantity: r.values.net, average_entry_price: averageEntry(r.values), realized_pnl: r.values.realized, updated_at: r.updated_at };
+}

@@ -1,0 +1,43 @@
+// The state hash: SHA-256 over a canonical serialization of every projection. Two runs that applied
+// the same log must agree on it byte for byte; live run versus replay, restart versus no restart.
+import { canonicalJson } from '../events/canonical.ts';
+import { sha256Hex } from '../events/hash.ts';
+import type { ExchangeState } from './exchange-state.ts';
+
+function byKey<T>(entries: Iterable<[string, T]>): [string, T][] {
+  return [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** A plain, canonically ordered picture of the whole state. */
+export function canonicalState(state: ExchangeState): unknown {
+  const books = byKey([...state.books.markets()].map((m) => [m, m] as [string, string])).map(([market]) => {
+    const book = state.books.book(market);
+    const side = (s: 'BUY' | 'SELL') => (book === undefined ? [] : [...book.sideOf(s).orders()].map((o) => [o.id, o.trader_id, o.price, o.quantity, o.remaining, o.created_at]));
+    return { market, bids: side('BUY'), asks: side('SELL') };
+  });
+  const positions = byKey(state.positions.traders()).map(([trader, records]) => ({
+    trader,
+    records: byKey(records.entries()).map(([market, r]) => [market, r.values.net, r.values.cost, r.values.realized, r.updated_at]),
+  }));
+  const fills = byKey(state.fills.traders()).map(([trader, list]) => ({ trader, fills: list }));
+  const traders = [...state.traders.all()].sort((a, b) => (a.trader_id < b.trader_id ? -1 : 1));
+  const marks = state.markets.list().map((m) => [m.market_id, state.leaderboard.markPrice(m.market_id)]);
+  return {
+    seq: state.seq,
+    controls: state.markets.controls,
+    markets: state.markets.list(),
+    marks,
+    traders,
+    books,
+    positions,
+    fills,
+    messages: state.messages.newest(Number.MAX_SAFE_INTEGER),
+    book_sequences: byKey(state.marketData.allSequences()),
+    user_sequences: byKey(state.privateFeed.allSequences()),
+    leaderboard: state.leaderboard.at(state.seq),
+  };
+}
+
+export function stateHash(state: ExchangeState): string {
+  return sha256Hex(canonicalJson(canonicalState(state)));
+}

@@ -1,0 +1,89 @@
+// The records the service shows to clients, field for field as the specification names them.
+import type { MessageLevel, Side } from '../events/types.ts';
+
+export interface OrderView {
+  readonly id: string;
+  readonly trader_id: string;
+  readonly market: string;
+  readonly side: Side;
+  readonly price: number;
+  readonly quantity: number;
+  readonly remaining: number;
+  readonly created_at: string;
+}
+
+export interface FillView {
+  readonly fill_id: string;
+  readonly market: string;
+  readonly maker_order_id: string;
+  readonly taker_order_id: string;
+  readonly price: number;
+  readonly quantity: number;
+  readonly occurred_at: string;
+}
+
+export interface PositionView {
+  readonly market: string;
+  readonly net_quantity: number;
+  readonly average_entry_price: number | null;
+  readonly realized_pnl: number;
+  readonly updated_at: string;
+}
+
+export type MarketStatus = 'enabled' | 'disabled' | 'settled';
+
+export interface MarketView {
+  readonly market_id: string;
+  readonly display_name: string;
+  readonly base_asset: string;
+  readonly quote_asset: string;
+  readonly tick_size: number;
+  readonly min_order_quantity: number;
+  readonly reference_price: number | null;
+  readonly settlement_price: number | null;
+  readonly status: MarketStatus;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface ControlsView {
+  readonly trading_enabled: boolean;
+  readonly updated_at: string;
+}
+
+export interface TraderView {
+  readonly trader_id: string;
+  readonly username: string;
+  readonly api_key_hash: string;
+  readonly created_at: string;
+}
+
+export interface AdminMessageView {
+  readonly message_id: string;
+  readonly target_username: string | null;
+  readonly target_trader_id: string | null;
+  readonly market: string | null;
+  readonly level: MessageLevel;
+  readonly title: string | null;
+  readonly body: string;
+  readonly created_at: string;
+}
+
+export interface LeaderboardRow {
+  readonly rank: number;
+  readonly trader_id: string;
+  readonly username: string;
+  readonly net_pnl: number;
+  readonly realized_pnl: number;
+  readonly unrealized_pnl: number;
+  readonly gross_exposure: number;
+}
+
+/** An order as the l3 feed shows it. */
+export interface BookOrderView {
+  readonly order_id: string;
+  readonly side: Side;
+  readonly price: number;
+  readonly remaining: number;
+  readonly created_at: string;
+}
