@@ -1,0 +1,67 @@
+// Request shapes, shared by REST and WebSocket. They check structure and types only; value rules
+// (ranges, tick sizes, market state) belong to decide, which applies them in the specification's order
+// of admission checks. So a negative price parses here and is refused there as `invalid_price`, after
+// `trading_disabled` and the market checks, exactly as the specification orders them.
+import { z } from 'zod';
+
+export const Side = z.enum(['BUY', 'SELL']);
+export const MessageLevel = z.enum(['info', 'warning', 'critical']);
+
+/** Numbers any JSON number may fill; decide checks they are integers in 1..2^53-1. */
+const Num = z.number();
+
+export const SubmitOrderBody = z.object({
+  market: z.string().max(128),
+  side: Side,
+  price: Num,
+  quantity: Num,
+});
+export type SubmitOrderBody = z.infer<typeof SubmitOrderBody>;
+
+export const AmendOrderBody = z.object({ remaining: Num });
+export type AmendOrderBody = z.infer<typeof AmendOrderBody>;
+
+export const MarketDefinitionBody = z.object({
+  market_id: z.string().max(128),
+  base_asset: z.string().max(64),
+  quote_asset: z.string().max(64),
+  tick_size: Num,
+  min_order_quantity: Num,
+  reference_price: Num.nullable(),
+  enabled: z.boolean(),
+  display_name: z.string().max(256).nullable().optional(),
+});
+export type MarketDefinitionBody = z.infer<typeof MarketDefinitionBody>;
+
+export const MarketPatchBody = z.object({
+  display_name: z.string().max(256).optional(),
+  tick_size: Num.optional(),
+  min_order_quantity: Num.optional(),
+  reference_price: Num.optional(),
+  enabled: z.boolean().optional(),
+});
+export type MarketPatchBody = z.infer<typeof MarketPatchBody>;
+
+export const SettleMarketBody = z.object({
+  settlement_price: Num,
+  announcement: z.string().max(4096).nullable().optional(),
+});
+export type SettleMarketBody = z.infer<typeof SettleMarketBody>;
+
+export const ConfigLoadBody = z.object({
+  trading_enabled: z.boolean().optional(),
+  markets: z.array(MarketDefinitionBody).max(1000).default([]),
+});
+export type ConfigLoadBody = z.infer<typeof ConfigLoadBody>;
+
+export const CreateUserBody = z.object({ username: z.string().max(1024) });
+export type CreateUserBody = z.infer<typeof CreateUserBody>;
+
+export const AdminMessageBody = z.object({
+  target_username: z.string().max(1024).nullable().optional(),
+  market: z.string().max(128).nullable().optional(),
+  level: MessageLevel,
+  title: z.string().max(256).nullable().optional(),
+  body: z.string().max(16384),
+});
+export type AdminMessageBody = z.infer<typeof AdminMessageBody>;

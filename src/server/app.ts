@@ -1,0 +1,77 @@
+// The composition root: persistence, recovery, the exchange, the HTTP API and the WebSocket gateway
+// on one port. Tests start it on an ephemeral port (BIND_ADDR 127.0.0.1:0) and close it afterwards.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Exchange } from '../commands/exchange.ts';
+import { AdmissionClock } from './clock.ts';
+import { DEFAULT_ADMIN_TOKEN, type Config } from './config.ts';
+import type { ServerContext } from './context.ts';
+import { createHttpApp } from './http/app.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { InMemoryPersistence } from './persistence/in-memory.ts';
+import type { Persistence } from './persistence/persistence.ts';
+import { ExchangeService } from './service.ts';
+import { WsGateway } from './ws/gateway.ts';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly context: ServerContext;
+  readonly http: Server;
+  /** Graceful: stop accepting, finish requests in flight, flush persistence. */
+  close(): Promise<void>;
+}
+
+async function openPersistence(config: Config, logger: Logger): Promise<Persistence> {
+  if (config.storageBackend === 'in_memory') return new InMemoryPersistence();
+  const { openPostgresPersistence } = await import('./persistence/postgres/postgres-persistence.ts');
+  return openPostgresPersistence(config, logger);
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  if (config.adminToken === DEFAULT_ADMIN_TOKEN) {
+    logger.warn('ADMIN_API_TOKEN is the well-known default; set a strong secret before anyone else can reach this service');
+  }
+  const persistence = await openPersistence(config, logger);
+  const exchange = new Exchange({ log: persistence.log, deltaRing: Math.max(config.wsBroadcastBuffer, 1024) });
+  const startedRecovery = performance.now();
+  await persistence.recover(exchange);
+  const clock = new AdmissionClock();
+  if (exchange.state.time !== '') clock.advanceTo(exchange.state.time);
+  logger.info({ seq: exchange.seq, ms: Math.round(performance.now() - startedRecovery), backend: persistence.backend }, 'state recovered');
+
+  const service = new ExchangeService(exchange, persistence, clock, { durableAcks: config.storageBackend === 'postgres' && config.postgresDurableAcks });
+  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch };
+  const app = createHttpApp(context);
+  const http = createServer(app);
+  const gateway = new WsGateway(context, http);
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.info({ port, host: config.host, backend: persistence.backend }, 'exchange listening');
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      service.close();
+      await gateway.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeIdleConnections();
+      });
+      await persistence.close();
+      logger.info({ seq: exchange.seq }, 'exchange stopped');
+    })();
+    return closing;
+  };
+
+  return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, close };
+}

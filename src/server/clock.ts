@@ -1,0 +1,58 @@
+// Admission stamps: the time and the new ids a command enters the core with. The clock is strictly
+// increasing at microsecond resolution, so every command has its own timestamp and lists ordered by
+// time come out in admission order, even when the wall clock stalls or steps back.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+export interface Stamp {
+  readonly time: string;
+  uuid(): string;
+}
+
+export class AdmissionClock {
+  private lastMicros = 0;
+  private readonly origin = performance.timeOrigin;
+
+  /** Microseconds since the epoch, strictly greater than the last value returned. */
+  nowMicros(): number {
+    const wall = Math.floor((this.origin + performance.now()) * 1000);
+    this.lastMicros = wall > this.lastMicros ? wall : this.lastMicros + 1;
+    return this.lastMicros;
+  }
+
+  /** Continues after a recovered log's last time, so stamps never go back past it. */
+  advanceTo(time: string): void {
+    const micros = parseMicros(time);
+    if (micros > this.lastMicros) this.lastMicros = micros;
+  }
+
+  stamp(): Stamp {
+    return { time: formatMicros(this.nowMicros()), uuid: randomUUID };
+  }
+}
+
+/** RFC 3339 UTC with exactly six fractional digits. */
+export function formatMicros(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  const iso = new Date(ms).toISOString(); // 2026-01-01T00:00:00.123Z
+  const sub = String(micros % 1000).padStart(3, '0');
+  return `${iso.slice(0, 23)}${sub}Z`;
+}
+
+export function parseMicros(time: string): number {
+  const m = /^(.*\.\d{3})(\d{3})Z$/.exec(time);
+  if (m === null) return Date.parse(time) * 1000;
+  return Date.parse(`${m[1]}Z`) * 1000 + Number(m[2]);
+}
+
+export function nowRfc3339(): string {
+  return formatMicros(Math.floor((performance.timeOrigin + performance.now()) * 1000));
+}
+
+/** `exch_` and 32 lowercase hex characters from a cryptographic source. */
+export function newApiKey(): string {
+  return `exch_${randomBytes(16).toString('hex')}`;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

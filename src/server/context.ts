@@ -1,0 +1,14 @@
+import type { AdmissionClock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { ExchangeService } from './service.ts';
+
+/** What the HTTP routes and the WebSocket gateway share. */
+export interface ServerContext {
+  readonly config: Config;
+  readonly service: ExchangeService;
+  readonly clock: AdmissionClock;
+  readonly logger: Logger;
+  /** See Persistence.epoch: changes when book sequences could not be continued. */
+  readonly epoch: string;
+}

@@ -1,0 +1,44 @@
+// `npm start`: read the configuration, start the exchange, stop gracefully on SIGTERM or SIGINT.
+import { ConfigError, loadConfig } from './config.ts';
+import { startServer } from './app.ts';
+import { createLogger } from './logger.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`exchange: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  let server;
+  try {
+    server = await startServer(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'exchange failed to start');
+    process.stderr.write(`exchange: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  const running = server;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

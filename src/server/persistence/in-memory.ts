@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { InMemoryEventLog } from '../../events/in-memory-log.ts';
+import type { ExchangeEvent } from '../../events/types.ts';
+import type { Persistence, PersistenceStatus } from './persistence.ts';
+
+/** STORAGE_BACKEND=in_memory: the log lives in this process and dies with it. */
+export class InMemoryPersistence implements Persistence {
+  readonly backend = 'in_memory' as const;
+  readonly log = new InMemoryEventLog();
+  readonly epoch = randomUUID();
+  private readonly done = Promise.resolve();
+
+  status(): PersistenceStatus {
+    return { backend: 'in_memory', mode: 'disabled', queue_depth: 0, in_flight_ops: 0, total_enqueued: this.log.headSeq, total_flushes: 0, last_error: null };
+  }
+
+  capacity(): null {
+    return null;
+  }
+
+  durable(): Promise<void> {
+    return this.done;
+  }
+
+  async recover(): Promise<void> {}
+
+  async *readEvents(afterSeq: number): AsyncIterable<ExchangeEvent> {
+    // Bounded by the head at the start, so a long export does not chase new events forever.
+    const head = this.log.headSeq;
+    for (const event of this.log.read(afterSeq)) {
+      if (event.seq > head) return;
+      yield event;
+    }
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,118 @@
+// The service around the exchange: it admits commands one at a time in arrival order, stamps them
+// (time and new ids) at admission, waits for the persistence writer when its queue is full, and holds
+// back everything a command publishes (market data, private events, operator messages) until the
+// command may be acknowledged, so a caller's reply always goes out before the events it caused.
+import { Subject } from 'rxjs';
+import { DomainError } from '../commands/errors.ts';
+import type { Exchange } from '../commands/exchange.ts';
+import type { Command } from '../commands/types.ts';
+import type { ExchangeEvent } from '../events/types.ts';
+import type { L3Delta } from '../projections/market-data.ts';
+import { MessagesProjection } from '../projections/messages.ts';
+import type { PrivateEvent } from '../projections/private-feed.ts';
+import type { AdminMessageView } from '../projections/views.ts';
+import type { AdmissionClock, Stamp } from './clock.ts';
+import type { Persistence } from './persistence/persistence.ts';
+
+export type Publication =
+  | { readonly kind: 'delta'; readonly delta: L3Delta }
+  | { readonly kind: 'private'; readonly event: PrivateEvent }
+  | { readonly kind: 'admin_message'; readonly message: AdminMessageView }
+  | { readonly kind: 'account_resync' }
+  | { readonly kind: 'event'; readonly event: ExchangeEvent };
+
+export interface ServiceOptions {
+  /** Replies wait until the command's event is durable. */
+  readonly durableAcks: boolean;
+}
+
+export class ExchangeService {
+  readonly exchange: Exchange;
+  readonly persistence: Persistence;
+  /** Everything accepted commands publish, in order, once each command may be acknowledged. */
+  readonly publications$ = new Subject<Publication>();
+  private readonly clock: AdmissionClock;
+  private readonly durableAcks: boolean;
+  private outbox: Publication[] | null = null;
+  // Commands wait here, in arrival order, while the writer's queue is full.
+  private gate: Promise<void> = Promise.resolve();
+  private closed = false;
+  private waiting = 0;
+
+  constructor(exchange: Exchange, persistence: Persistence, clock: AdmissionClock, options: ServiceOptions) {
+    this.exchange = exchange;
+    this.persistence = persistence;
+    this.clock = clock;
+    this.durableAcks = options.durableAcks;
+    const state = exchange.state;
+    state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
+    state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
+    state.events$.subscribe((event) => {
+      const outbox = this.outbox;
+      if (outbox === null) return;
+      outbox.push({ kind: 'event', event });
+      const message = MessagesProjection.posted(event);
+      if (message !== null) outbox.push({ kind: 'admin_message', message });
+      if (event.type === 'TradingReset') outbox.push({ kind: 'account_resync' });
+    });
+  }
+
+  get state() {
+    return this.exchange.state;
+  }
+
+  /** Stops admitting commands (shutdown); later calls fail with service_unavailable. */
+  close(): void {
+    this.closed = true;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Admits one command. `build` receives the admission stamp and returns the command. Throws the
+   * DomainError of a refusal (nothing changed, nothing published). `reply` runs once the command may be
+   * acknowledged and before its publications go out.
+   */
+  async execute(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent) => void): Promise<ExchangeEvent> {
+    const wait = this.persistence.capacity();
+    if (wait !== null || this.waiting > 0) {
+      // Queue behind earlier waiters so commands are admitted in arrival order.
+      const previous = this.gate;
+      let release!: () => void;
+      this.gate = new Promise<void>((resolve) => (release = resolve));
+      this.waiting++;
+      try {
+        await previous;
+        let more = this.persistence.capacity();
+        while (more !== null) {
+          await more;
+          more = this.persistence.capacity();
+        }
+      } finally {
+        this.waiting--;
+        release();
+      }
+    }
+    return this.admit(build, reply);
+  }
+
+  // No await before the exchange runs: with free capacity a command is decided in the caller's own
+  // tick, so commands are admitted exactly in the order they arrived.
+  private async admit(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent) => void): Promise<ExchangeEvent> {
+    if (this.closed) throw new DomainError('service_unavailable');
+    const outbox: Publication[] = [];
+    this.outbox = outbox;
+    let event: ExchangeEvent;
+    try {
+      event = this.exchange.execute(build(this.clock.stamp()));
+    } finally {
+      this.outbox = null;
+    }
+    if (this.durableAcks) await this.persistence.durable(event.seq);
+    reply?.(event);
+    for (const p of outbox) this.publications$.next(p);
+    return event;
+  }
+}
