@@ -7,8 +7,13 @@ import { z } from 'zod';
 export const Side = z.enum(['BUY', 'SELL']);
 export const MessageLevel = z.enum(['info', 'warning', 'critical']);
 
-/** Numbers any JSON number may fill; decide checks they are integers in 1..2^53-1. */
-const Num = z.number();
+/**
+ * Numbers any JSON number may fill; decide checks they are integers in 1..2^53-1. JSON.parse turns an
+ * overlong literal such as 1e400 into Infinity, which z.number() refuses as a type error (a 400 before
+ * admission); mapping it to the largest finite double keeps it a value problem, refused by decide as
+ * `invalid_price`/`invalid_quantity` in the specification's order, after `trading_disabled` and the market.
+ */
+const Num = z.preprocess((v) => (v === Infinity ? Number.MAX_VALUE : v === -Infinity ? -Number.MAX_VALUE : v), z.number());
 
 export const SubmitOrderBody = z.object({
   market: z.string().max(128),

@@ -79,6 +79,24 @@ export class BooksProjection {
     return this.books.get(market)?.orderCount ?? 0;
   }
 
+  /** Every resting order, book by book, each side best first and FIFO within a price. */
+  snapshot(): OrderView[] {
+    const out: OrderView[] = [];
+    for (const book of this.books.values()) for (const side of [book.bids, book.asks]) for (const o of side.orders()) out.push(orderView(o));
+    return out;
+  }
+
+  /** Rebuilds the books from a snapshot; pushing in the listed order restores every queue's priority. */
+  restore(orders: readonly OrderView[]): void {
+    for (const v of orders) {
+      const o = new RestingOrder(v.id, v.trader_id, v.market, v.side, v.price, v.quantity, v.remaining, v.created_at);
+      this.bookOf(v.market).sideOf(v.side).push(o);
+      this.index.set(o.id, o);
+      this.traderOrders(o.trader_id).orders.set(o.id, o);
+      this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] += o.remaining;
+    }
+  }
+
   apply(event: ExchangeEvent): void {
     const changes: BookChange[] = [];
     let taker: OrderView | null = null;

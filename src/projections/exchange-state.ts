@@ -60,6 +60,13 @@ export class ExchangeState {
     return this.headTime;
   }
 
+  /** Sets the head after a snapshot was restored into this fresh state. */
+  restoreHead(seq: number, time: string): void {
+    if (this.head !== 0) throw new Error('state: a snapshot restores only into a fresh state');
+    this.head = seq;
+    this.headTime = time;
+  }
+
   apply(event: ExchangeEvent): void {
     if (event.seq !== this.head + 1) throw new Error(`state: expected seq ${this.head + 1}, got ${event.seq}`);
     this.events$.next(event);

@@ -45,6 +45,15 @@ export class FillsProjection {
     else list.splice(i, 0, fill);
   }
 
+  snapshot(): { total: number; by_trader: [string, FillView[]][] } {
+    return { total: this.total, by_trader: [...this.byTrader.entries()] };
+  }
+
+  restore(s: { total: number; by_trader: readonly (readonly [string, readonly FillView[]])[] }): void {
+    this.total = s.total;
+    for (const [trader, list] of s.by_trader) this.byTrader.set(trader, list.slice());
+  }
+
   traders(): IterableIterator<[string, FillView[]]> {
     return this.byTrader.entries();
   }

@@ -90,6 +90,10 @@ export class MarketDataFeed {
     return this.sequences.entries();
   }
 
+  restoreSequences(sequences: Iterable<[string, number]>): void {
+    for (const [market, seq] of sequences) this.sequences.set(market, seq);
+  }
+
   /** Deltas of `market` after `sequence` if the ring still holds every one of them, else null. */
   deltasAfter(market: string, sequence: number): L3Delta[] | null {
     const current = this.sequence(market);

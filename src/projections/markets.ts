@@ -83,6 +83,15 @@ export class MarketsProjection {
     });
   }
 
+  snapshot(): { controls: ControlsView; markets: MarketView[] } {
+    return { controls: this.controlsView, markets: this.list() };
+  }
+
+  restore(s: { controls: ControlsView; markets: readonly MarketView[] }): void {
+    this.controlsView = s.controls;
+    for (const m of s.markets) this.set(m);
+  }
+
   private set(view: MarketView): void {
     this.byId.set(view.market_id, view);
     this.sortedCache = null;

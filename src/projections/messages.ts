@@ -26,6 +26,15 @@ export class MessagesProjection {
     return null;
   }
 
+  /** Oldest first. */
+  snapshot(): AdminMessageView[] {
+    return this.log.slice();
+  }
+
+  restore(messages: readonly AdminMessageView[]): void {
+    this.log.push(...messages);
+  }
+
   apply(event: ExchangeEvent): void {
     const posted = MessagesProjection.posted(event);
     if (posted !== null) this.log.push(posted);

@@ -141,7 +141,7 @@ export class BookSide {
     let previous: number | null = null;
     let orders = 0;
     for (const level of this.levelsBestFirst()) {
-      if (previous !== null && !this.isBetter(level.price, previous)) throw new Error(`${this.side} levels out of order at ${level.price}`);
+      if (previous !== null && !this.isBetter(previous, level.price)) throw new Error(`${this.side} levels out of order at ${level.price}`);
       previous = level.price;
       let count = 0;
       let total = 0;

@@ -10,6 +10,12 @@ export interface PositionRecord {
   updated_at: string;
 }
 
+export interface PositionsSnapshot {
+  readonly records: [trader: string, market: string, net: number, cost: number, realized: number, updated_at: string][];
+  readonly last_trade: [string, number][];
+  readonly frozen_marks: [string, number | null][];
+}
+
 export class PositionsProjection {
   private readonly byTrader = new Map<string, Map<string, PositionRecord>>();
   private readonly holders = new Map<string, Set<string>>();
@@ -56,6 +62,22 @@ export class PositionsProjection {
   /** The mark a deleted market's positions keep; undefined if the market was never deleted. */
   frozenMark(market: string): number | null | undefined {
     return this.frozenMarks.get(market);
+  }
+
+  snapshot(): PositionsSnapshot {
+    const records: PositionsSnapshot['records'] = [];
+    for (const [trader, mine] of this.byTrader) for (const r of mine.values()) records.push([trader, r.market, r.values.net, r.values.cost, r.values.realized, r.updated_at]);
+    return { records, last_trade: [...this.lastTrade.entries()], frozen_marks: [...this.frozenMarks.entries()] };
+  }
+
+  restore(s: PositionsSnapshot): void {
+    for (const [trader, market, net, cost, realized, updatedAt] of s.records) {
+      const record = this.record(trader, market);
+      record.values = { net, cost, realized };
+      record.updated_at = updatedAt;
+    }
+    for (const [market, price] of s.last_trade) this.lastTrade.set(market, price);
+    for (const [market, mark] of s.frozen_marks) this.frozenMarks.set(market, mark);
   }
 
   apply(event: ExchangeEvent): void {

@@ -27,6 +27,10 @@ export class PrivateFeed {
     return this.sequences.entries();
   }
 
+  restoreSequences(sequences: Iterable<[string, number]>): void {
+    for (const [trader, seq] of sequences) this.sequences.set(trader, seq);
+  }
+
   private next(traderId: string): number {
     const n = (this.sequences.get(traderId) ?? 0) + 1;
     this.sequences.set(traderId, n);

@@ -10,7 +10,9 @@ function byKey<T>(entries: Iterable<[string, T]>): [string, T][] {
 
 /** A plain, canonically ordered picture of the whole state. */
 export function canonicalState(state: ExchangeState): unknown {
-  const books = byKey([...state.books.markets()].map((m) => [m, m] as [string, string])).map(([market]) => {
+  // Empty books are left out: whether an empty book object exists is not part of the state.
+  const markets = [...state.books.markets()].filter((m) => state.books.marketOrderCount(m) > 0);
+  const books = byKey(markets.map((m) => [m, m] as [string, string])).map(([market]) => {
     const book = state.books.book(market);
     const side = (s: 'BUY' | 'SELL') => (book === undefined ? [] : [...book.sideOf(s).orders()].map((o) => [o.id, o.trader_id, o.price, o.quantity, o.remaining, o.created_at]));
     return { market, bids: side('BUY'), asks: side('SELL') };
@@ -22,11 +24,14 @@ export function canonicalState(state: ExchangeState): unknown {
   const fills = byKey(state.fills.traders()).map(([trader, list]) => ({ trader, fills: list }));
   const traders = [...state.traders.all()].sort((a, b) => (a.trader_id < b.trader_id ? -1 : 1));
   const marks = state.markets.list().map((m) => [m.market_id, state.leaderboard.markPrice(m.market_id)]);
+  const { last_trade, frozen_marks } = state.positions.snapshot();
   return {
     seq: state.seq,
     controls: state.markets.controls,
     markets: state.markets.list(),
     marks,
+    last_trade: byKey(last_trade),
+    frozen_marks: byKey(frozen_marks),
     traders,
     books,
     positions,

@@ -29,7 +29,18 @@ export class TradersProjection {
 
   apply(event: ExchangeEvent): void {
     if (event.type !== 'TraderProvisioned') return;
-    const view: TraderView = { trader_id: event.data.trader_id, username: event.data.username, api_key_hash: event.data.api_key_hash, created_at: event.time };
+    this.add({ trader_id: event.data.trader_id, username: event.data.username, api_key_hash: event.data.api_key_hash, created_at: event.time });
+  }
+
+  snapshot(): TraderView[] {
+    return [...this.byId.values()];
+  }
+
+  restore(traders: readonly TraderView[]): void {
+    for (const t of traders) this.add(t);
+  }
+
+  private add(view: TraderView): void {
     this.byId.set(view.trader_id, view);
     this.byName.set(view.username, view);
     this.byKeyHash.set(view.api_key_hash, view);

@@ -1,0 +1,92 @@
+// Server-to-client frames, field for field as ../shared/spec/websocket.md lays them out (plus the
+// extensions docs/websocket.md lists). Each builder returns the JSON text once; frames that go to many
+// connections are encoded to a Buffer once so no connection encodes them again.
+import type { ErrorCode } from '../../commands/errors.ts';
+import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
+import type { SubmitReply } from '../../projections/order-replies.ts';
+import type { PrivateEvent } from '../../projections/private-feed.ts';
+import type { AdminMessageView, OrderView } from '../../projections/views.ts';
+
+export type TradingOp = 'submit_order' | 'cancel_order' | 'amend_order';
+
+/** A frame many connections share: JSON encoded and UTF-8 encoded exactly once. */
+export function sharedFrame(message: object): Buffer {
+  return Buffer.from(JSON.stringify(message));
+}
+
+export function deltaFrame(delta: L3Delta): Buffer {
+  return sharedFrame(delta);
+}
+
+export function heartbeatFrame(time: string, epoch: string, sequences: Readonly<Record<string, number>>): string {
+  return JSON.stringify({ type: 'heartbeat', time, epoch, sequences });
+}
+
+export function authenticatedFrame(traderId: string, username: string): string {
+  return JSON.stringify({ type: 'authenticated', trader_id: traderId, username });
+}
+
+export function snapshotFrame(snapshot: L3Snapshot, epoch: string): string {
+  return JSON.stringify({ ...snapshot, epoch });
+}
+
+/** Extension: confirms a subscribe answered by replaying deltas after `last_sequence` instead of a snapshot. */
+export function subscribedFrame(market: string, lastSequence: number, epoch: string): string {
+  return JSON.stringify({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch });
+}
+
+export function unsubscribedFrame(market: string): string {
+  return JSON.stringify({ type: 'unsubscribed', channel: 'l3', market });
+}
+
+/** `request_id` (extension) is added only when the offending frame carried one. */
+export function errorFrame(code: ErrorCode, message: string, requestId?: string): string {
+  return JSON.stringify(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, request_id: requestId });
+}
+
+export function rejectFrame(op: TradingOp, requestId: string | null, code: ErrorCode, message: string): string {
+  return JSON.stringify({ type: 'reject', op, request_id: requestId, code, message });
+}
+
+export function submitAckFrame(requestId: string | null, reply: SubmitReply): string {
+  return JSON.stringify({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting });
+}
+
+export function orderAckFrame(op: 'cancel_order' | 'amend_order', requestId: string | null, order: OrderView): string {
+  return JSON.stringify({ type: 'ack', op, request_id: requestId, order });
+}
+
+export function pongFrame(requestId: string | null): string {
+  return JSON.stringify({ type: 'pong', request_id: requestId });
+}
+
+/** The internal trader_id stays out: the frame only ever goes to that trader's own connections. */
+export function privateEventFrame(event: PrivateEvent): Buffer {
+  return event.type === 'fill'
+    ? sharedFrame({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
+    : sharedFrame({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
+}
+
+export function adminMessageFrame(message: AdminMessageView): Buffer {
+  return sharedFrame({ type: 'admin_message', message });
+}
+
+export function l3ResyncFrame(market: string, expectedSequence: number, currentSequence: number): string {
+  return JSON.stringify({
+    type: 'resync_required',
+    channel: 'l3',
+    market,
+    expected_sequence: expectedSequence,
+    current_sequence: currentSequence,
+    reason: 'market data lagged; resubscribe for a fresh snapshot',
+  });
+}
+
+export const ACCOUNT_RESYNC_FRAME = sharedFrame({
+  type: 'resync_required',
+  channel: 'account',
+  market: null,
+  expected_sequence: null,
+  current_sequence: null,
+  reason: 'admin reset all users',
+});

@@ -1,0 +1,69 @@
+// given(events).when(command).then(event) / .thenRejects(code): the shape of every core spec.
+// Events in `given` are folded (never decided), exactly as recovery folds the log.
+import { expect } from 'chai';
+import { DomainError, type ErrorCode } from '../../src/commands/errors.ts';
+import { Exchange } from '../../src/commands/exchange.ts';
+import type { Command, CommandBody } from '../../src/commands/types.ts';
+import type { EventBody, ExchangeEvent } from '../../src/events/types.ts';
+import { stateHash } from '../../src/projections/state-hash.ts';
+
+/** A fixed clock for specs: second n of 2026-01-01, with microseconds. */
+export function at(n: number): string {
+  const s = String(Math.floor(n / 1_000_000) % 60).padStart(2, '0');
+  const us = String(n % 1_000_000).padStart(6, '0');
+  return `2026-01-01T00:00:${s}.${us}Z`;
+}
+
+export interface Scenario {
+  readonly exchange: Exchange;
+  when(command: CommandBody): Outcome;
+}
+
+export interface Outcome {
+  then(expected: EventBody): ExchangeEvent;
+  thenRejects(code: ErrorCode, message?: string | RegExp): DomainError;
+}
+
+export function given(...events: EventBody[]): Scenario {
+  const exchange = new Exchange();
+  let clock = 1;
+  for (const body of events) {
+    const event = { seq: exchange.seq + 1, time: at(clock++), ...body } as ExchangeEvent;
+    exchange.log.append(event);
+    exchange.fold(event);
+  }
+  return {
+    exchange,
+    when(body: CommandBody): Outcome {
+      const command = { ...body, time: at(1_000_000 + clock++) } as Command;
+      return {
+        then(expected: EventBody): ExchangeEvent {
+          const event = exchange.execute(command);
+          expect({ type: event.type, data: event.data }).to.deep.equal(expected);
+          expect(event.seq).to.equal(events.length + 1);
+          expect(event.time).to.equal(command.time);
+          exchange.state.checkConsistency();
+          return event;
+        },
+        thenRejects(code: ErrorCode, message?: string | RegExp): DomainError {
+          const before = stateHash(exchange.state);
+          let caught: unknown;
+          try {
+            exchange.execute(command);
+          } catch (err) {
+            caught = err;
+          }
+          expect(caught, `expected a rejection with ${code}`).to.be.instanceOf(DomainError);
+          const error = caught as DomainError;
+          expect(error.code).to.equal(code);
+          if (typeof message === 'string') expect(error.message).to.equal(message);
+          else if (message instanceof RegExp) expect(error.message).to.match(message);
+          // A refusal changes nothing and logs nothing.
+          expect(exchange.seq).to.equal(events.length);
+          expect(stateHash(exchange.state)).to.equal(before);
+          return error;
+        },
+      };
+    },
+  };
+}

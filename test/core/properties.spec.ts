@@ -1,0 +1,96 @@
+// Invariants over long random sessions from several traders in several markets.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { canonicalJson } from '../../src/events/canonical.ts';
+import { Exchange } from '../../src/commands/exchange.ts';
+import type { ExchangeEvent } from '../../src/events/types.ts';
+import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
+import { restoreSnapshot, takeSnapshot } from '../../src/projections/snapshot.ts';
+import { stateHash } from '../../src/projections/state-hash.ts';
+import { actionArb, Simulation } from './simulation.ts';
+
+function eventsOf(exchange: Exchange): readonly ExchangeEvent[] {
+  return (exchange.log as InMemoryEventLog).all();
+}
+
+describe('core: properties of random sessions', function () {
+  this.timeout(120_000);
+
+  it('keeps every invariant after every command', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 400 }), (actions) => {
+        const sim = new Simulation();
+        for (const a of actions) {
+          sim.step(a);
+          sim.checkInvariants();
+        }
+      }),
+      { numRuns: 60, seed: 20261122 },
+    );
+  });
+
+  it('folding the recorded events from scratch gives the same state hash as the live run', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 400 }), (actions) => {
+        const sim = new Simulation();
+        for (const a of actions) sim.step(a);
+        const replica = new Exchange();
+        for (const e of eventsOf(sim.exchange)) replica.fold(JSON.parse(JSON.stringify(e)) as ExchangeEvent);
+        expect(stateHash(replica.state)).to.equal(stateHash(sim.exchange.state));
+      }),
+      { numRuns: 40, seed: 7 },
+    );
+  });
+
+  it('running the same commands again gives byte-identical events', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 300 }), (actions) => {
+        const sim = new Simulation();
+        for (const a of actions) sim.step(a);
+        const again = new Exchange();
+        for (const c of sim.commands) {
+          try {
+            again.execute(c);
+          } catch {
+            // refused again, as it was the first time
+          }
+        }
+        const first = eventsOf(sim.exchange).map(canonicalJson);
+        const second = eventsOf(again).map(canonicalJson);
+        expect(second).to.deep.equal(first);
+      }),
+      { numRuns: 30, seed: 11 },
+    );
+  });
+
+  it('a snapshot plus the events after it gives the same state as the whole log', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 20, maxLength: 300 }), fc.double({ min: 0, max: 1, noNaN: true }), (actions, cut) => {
+        const sim = new Simulation();
+        for (const a of actions) sim.step(a);
+        const events = eventsOf(sim.exchange);
+        const at = Math.floor(events.length * cut);
+        const prefix = new Exchange();
+        for (const e of events.slice(0, at)) prefix.fold(e);
+        const snapshot = JSON.parse(JSON.stringify(takeSnapshot(prefix.state))) as ReturnType<typeof takeSnapshot>;
+        const restored = new Exchange();
+        restoreSnapshot(restored.state, snapshot);
+        expect(stateHash(restored.state)).to.equal(stateHash(prefix.state));
+        for (const e of events.slice(at)) restored.fold(e);
+        expect(stateHash(restored.state)).to.equal(stateHash(sim.exchange.state));
+      }),
+      { numRuns: 30, seed: 3 },
+    );
+  });
+
+  it('one long session of 5,000 commands holds every invariant', () => {
+    const sim = new Simulation();
+    const actions = fc.sample(fc.array(actionArb, { minLength: 5000, maxLength: 5000 }), { numRuns: 1, seed: 42 })[0] ?? [];
+    for (const a of actions) {
+      sim.step(a);
+      sim.checkInvariants();
+    }
+    const withFills = eventsOf(sim.exchange).filter((e) => e.type === 'OrderSubmitted' && e.data.fills.length > 0).length;
+    expect(withFills, 'the session really traded').to.be.greaterThan(100);
+  });
+});

@@ -1,0 +1,128 @@
+// A deterministic driver for long random sessions: actions (from fast-check or a seeded generator)
+// become stamped commands with ids and times from counters, so the same actions give the same
+// commands, and the checks run after every step.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { isDomainError } from '../../src/commands/errors.ts';
+import { Exchange } from '../../src/commands/exchange.ts';
+import type { Command, CommandBody } from '../../src/commands/types.ts';
+import type { ExchangeEvent } from '../../src/events/types.ts';
+import { at } from './dsl.ts';
+
+export const MARKETS = ['AAA-USD', 'BBB-USD', 'CCC-USD'];
+export const TRADERS = ['t0', 't1', 't2', 't3', 't4'].map((t, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+
+export type Action =
+  | { kind: 'submit'; trader: number; market: number; buy: boolean; price: number; quantity: number }
+  | { kind: 'cancel'; trader: number; pick: number }
+  | { kind: 'amend'; trader: number; pick: number; fraction: number }
+  | { kind: 'settle'; market: number; price: number }
+  | { kind: 'toggle'; market: number; enabled: boolean }
+  | { kind: 'trading'; enabled: boolean }
+  | { kind: 'reset' };
+
+export const actionArb: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 60, arbitrary: fc.record({ kind: fc.constant('submit' as const), trader: fc.nat(TRADERS.length - 1), market: fc.nat(MARKETS.length - 1), buy: fc.boolean(), price: fc.integer({ min: 90, max: 110 }), quantity: fc.integer({ min: 1, max: 400 }) }) },
+  { weight: 25, arbitrary: fc.record({ kind: fc.constant('cancel' as const), trader: fc.nat(TRADERS.length - 1), pick: fc.nat() }) },
+  { weight: 10, arbitrary: fc.record({ kind: fc.constant('amend' as const), trader: fc.nat(TRADERS.length - 1), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), market: fc.nat(MARKETS.length - 1), price: fc.integer({ min: 1, max: 200 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('toggle' as const), market: fc.nat(MARKETS.length - 1), enabled: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('trading' as const), enabled: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reset' as const) }) },
+);
+
+function uuid(n: number): string {
+  return `aaaaaaaa-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+export class Simulation {
+  readonly exchange = new Exchange();
+  readonly commands: Command[] = [];
+  private clock = 0;
+  private ids = 0;
+
+  constructor() {
+    for (const [i, trader] of TRADERS.entries()) this.run({ type: 'ProvisionTrader', username: `trader${i}`, trader_id: trader, api_key_hash: `h${i}` });
+    for (const m of MARKETS) this.createMarket(m);
+  }
+
+  private createMarket(id: string): void {
+    const [base = '', quote = ''] = id.split('-');
+    this.run({ type: 'UpsertMarket', market: { market_id: id, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } });
+  }
+
+  /** Runs one command; refusals are normal in a random session and change nothing. */
+  run(body: CommandBody): ExchangeEvent | null {
+    const command = { ...body, time: at(++this.clock) } as Command;
+    this.commands.push(command);
+    try {
+      return this.exchange.execute(command);
+    } catch (err) {
+      if (isDomainError(err)) return null;
+      throw err;
+    }
+  }
+
+  step(a: Action): void {
+    const state = this.exchange.state;
+    switch (a.kind) {
+      case 'submit': {
+        const trader = TRADERS[a.trader] as string;
+        this.run({ type: 'SubmitOrder', trader_id: trader, market: MARKETS[a.market] as string, side: a.buy ? 'BUY' : 'SELL', price: a.price, quantity: a.quantity, order_id: uuid(++this.ids), fill_id_seed: uuid(1_000_000 + ++this.ids * 1000) });
+        break;
+      }
+      case 'cancel':
+      case 'amend': {
+        const trader = TRADERS[a.trader] as string;
+        const open = state.books.openOrders(trader);
+        const order = open[a.pick % Math.max(1, open.length)];
+        const orderId = order?.id ?? uuid(999_999);
+        if (a.kind === 'cancel') this.run({ type: 'CancelOrder', trader_id: trader, order_id: orderId });
+        else this.run({ type: 'AmendOrder', trader_id: trader, order_id: orderId, remaining: Math.max(1, Math.round((order?.remaining ?? 1) * a.fraction)) });
+        break;
+      }
+      case 'settle': {
+        const id = MARKETS[a.market] as string;
+        this.run({ type: 'SettleMarket', market_id: id, settlement_price: a.price, announcement: null, message_id: uuid(++this.ids) });
+        // A new round of the same instrument: delete the settled market, create it afresh.
+        this.run({ type: 'DeleteMarket', market_id: id });
+        this.createMarket(id);
+        break;
+      }
+      case 'toggle':
+        this.run({ type: 'PatchMarket', market_id: MARKETS[a.market] as string, changes: { enabled: a.enabled } });
+        break;
+      case 'trading':
+        this.run(a.enabled ? { type: 'StartTrading' } : { type: 'StopTrading' });
+        break;
+      case 'reset':
+        this.run({ type: 'ResetTrading' });
+        break;
+    }
+  }
+
+  /** The invariants that must hold after every command. */
+  checkInvariants(): void {
+    const state = this.exchange.state;
+    state.checkConsistency(); // levels sorted, FIFO links, totals, indexes, and no crossed book
+    for (const m of MARKETS) {
+      let sum = 0;
+      for (const t of TRADERS) {
+        const net = state.positions.net(t, m);
+        sum += net;
+        const e = state.books.exposure(t, m);
+        expect(net + e.buy, `worst-case long of ${t} in ${m}`).to.be.at.most(1000);
+        expect(net - e.sell, `worst-case short of ${t} in ${m}`).to.be.at.least(-1000);
+      }
+      expect(sum, `net positions in ${m}`).to.equal(0);
+    }
+    const rows = state.leaderboard.at(state.seq);
+    let pnl = 0;
+    let scale = 1;
+    for (const r of rows) {
+      pnl += r.net_pnl;
+      scale += Math.abs(r.net_pnl);
+    }
+    expect(Math.abs(pnl), 'sum of marked net PnL').to.be.at.most(1e-9 * scale);
+  }
+}
