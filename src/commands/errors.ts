@@ -64,7 +64,12 @@ export class DomainError extends Error {
   readonly status: number;
 
   constructor(code: ErrorCode, message?: string) {
+    // A refusal is an answer, not a bug: capturing a stack trace for it would cost more than deciding
+    // the command, and nobody reads it.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? ERRORS[code].message);
+    Error.stackTraceLimit = limit;
     this.name = 'DomainError';
     this.code = code;
     this.status = ERRORS[code].status;

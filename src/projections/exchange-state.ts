@@ -36,18 +36,19 @@ export class ExchangeState {
     this.marketData = new MarketDataFeed(this.books, options.deltaRing);
     this.privateFeed = new PrivateFeed(this.books);
     this.leaderboard = new Leaderboard(this.traders, this.positions, this.markets, this.books);
+    // One subscription applies the projections in a fixed order (cheaper than one subscription each on
+    // the hot path). Positions before books: the books' effect makes the feeds speak, and a listener
+    // that reads positions while handling a fill must see them already updated.
     this.events$.subscribe((e) => {
       this.head = e.seq;
       this.headTime = e.time;
+      this.traders.apply(e);
+      this.markets.apply(e);
+      this.messages.apply(e);
+      this.positions.apply(e);
+      this.fills.apply(e);
+      this.books.apply(e);
     });
-    this.events$.subscribe((e) => this.traders.apply(e));
-    this.events$.subscribe((e) => this.markets.apply(e));
-    this.events$.subscribe((e) => this.messages.apply(e));
-    // Positions before books: the books' effect makes the feeds speak, and a listener that reads the
-    // positions while handling a fill must see them already updated.
-    this.events$.subscribe((e) => this.positions.apply(e));
-    this.events$.subscribe((e) => this.fills.apply(e));
-    this.events$.subscribe((e) => this.books.apply(e));
   }
 
   /** The seq of the last applied event (0 before any). */

@@ -4,7 +4,7 @@
 // sequence can be caught up without a snapshot.
 import { Subject } from 'rxjs';
 import type { Side } from '../events/types.ts';
-import type { BookEffect, BooksProjection } from './books.ts';
+import type { BookChange, BookEffect, BooksProjection } from './books.ts';
 import type { BookOrderView, OrderView } from './views.ts';
 
 export type L3Event =
@@ -114,39 +114,57 @@ export class MarketDataFeed {
   }
 
   private onEffect(effect: BookEffect): void {
-    // Group by market, keeping each market's changes in the order they happened.
+    const changes = effect.changes;
+    if (changes.length === 0) return;
+    // Almost every command touches one market; only a reset spans several. Group by market then,
+    // keeping each market's changes in the order they happened.
+    const first = marketOf(changes[0] as BookChange);
+    let single = true;
+    for (let i = 1; i < changes.length && single; i++) single = marketOf(changes[i] as BookChange) === first;
+    if (single) {
+      this.publish(first, changes.map(l3Event));
+      return;
+    }
     const perMarket = new Map<string, L3Event[]>();
-    for (const change of effect.changes) {
-      const market = change.kind === 'trade' ? change.fill.market : change.order.market;
+    for (const change of changes) {
+      const market = marketOf(change);
       let events = perMarket.get(market);
       if (events === undefined) {
         events = [];
         perMarket.set(market, events);
       }
-      switch (change.kind) {
-        case 'order_added':
-        case 'order_updated':
-          events.push({ kind: change.kind, order: bookOrderView(change.order) });
-          break;
-        case 'order_removed':
-          events.push({ kind: 'order_removed', order_id: change.order.id, side: change.order.side, price: change.order.price });
-          break;
-        case 'trade':
-          events.push({ kind: 'trade', maker_order_id: change.fill.maker_order_id, taker_order_id: change.fill.taker_order_id, price: change.fill.price, quantity: change.fill.quantity });
-          break;
-      }
+      events.push(l3Event(change));
     }
-    for (const [market, events] of perMarket) {
-      const sequence = this.sequence(market) + 1;
-      this.sequences.set(market, sequence);
-      const delta: L3Delta = { type: 'delta', channel: 'l3', market, sequence, events };
-      let ring = this.rings.get(market);
-      if (ring === undefined) {
-        ring = new Ring(this.ringCapacity);
-        this.rings.set(market, ring);
-      }
-      ring.push(delta);
-      this.deltas$.next(delta);
+    for (const [market, events] of perMarket) this.publish(market, events);
+  }
+
+  private publish(market: string, events: L3Event[]): void {
+    const sequence = this.sequence(market) + 1;
+    this.sequences.set(market, sequence);
+    const delta: L3Delta = { type: 'delta', channel: 'l3', market, sequence, events };
+    let ring = this.rings.get(market);
+    if (ring === undefined) {
+      ring = new Ring(this.ringCapacity);
+      this.rings.set(market, ring);
     }
+    ring.push(delta);
+    this.deltas$.next(delta);
+  }
+
+}
+
+function marketOf(change: BookChange): string {
+  return change.kind === 'trade' ? change.fill.market : change.order.market;
+}
+
+function l3Event(change: BookChange): L3Event {
+  switch (change.kind) {
+    case 'order_added':
+    case 'order_updated':
+      return { kind: change.kind, order: bookOrderView(change.order) };
+    case 'order_removed':
+      return { kind: 'order_removed', order_id: change.order.id, side: change.order.side, price: change.order.price };
+    case 'trade':
+      return { kind: 'trade', maker_order_id: change.fill.maker_order_id, taker_order_id: change.fill.taker_order_id, price: change.fill.price, quantity: change.fill.quantity };
   }
 }

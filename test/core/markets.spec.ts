@@ -27,7 +27,7 @@ describe('core: UpsertMarket', () => {
     const m = s.exchange.state.markets.get(BTC);
     expect(m?.status).to.equal('disabled');
     expect(m?.created_at).to.equal(created);
-    expect(m?.updated_at > (created ?? '')).to.equal(true);
+    expect((m?.updated_at ?? '') > (created ?? '')).to.equal(true);
   });
 
   it('rejects a market_id that is not base-quote, and bad numbers, each with its code', () => {

@@ -1,0 +1,200 @@
+// The core alone (decide + append + every projection, no I/O): commands/s and latency percentiles of a
+// mixed workload (60% submit, some crossing; 30% cancel; 10% amend) against books of 1k, 100k and 1M
+// resting orders, and heap bytes per resting order. A reference loop (build an order object, index it
+// in a Map, drop it) runs in the same process, so the ratio stays meaningful on a noisy machine.
+//
+//   npm run bench:engine            (all sizes)
+//   npm run bench:engine -- 1000    (one size)
+import { spawnSync } from 'node:child_process';
+import { Exchange } from '../src/commands/exchange.ts';
+import type { EventLog } from '../src/events/event-log.ts';
+import type { Command } from '../src/commands/types.ts';
+import { isDomainError } from '../src/commands/errors.ts';
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const MARKETS = 10;
+const MID = 100_000;
+
+function uuid(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+let clockMicros = Date.UTC(2026, 0, 1) * 1000;
+function nextTime(): string {
+  clockMicros += 1;
+  const ms = Math.floor(clockMicros / 1000);
+  return `${new Date(ms).toISOString().slice(0, 23)}${String(clockMicros % 1000).padStart(3, '0')}Z`;
+}
+
+// Simple deterministic PRNG (mulberry32) so every run draws the same workload.
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Setup {
+  readonly exchange: Exchange;
+  readonly traders: string[];
+  readonly resting: string[][]; // per trader: ids of orders it has resting (may be stale)
+  nextId: number;
+}
+
+/** A log that keeps nothing, as the PostgreSQL backend keeps nothing once a batch is written. */
+class DiscardingLog implements EventLog {
+  headSeq = 0;
+  append(): void {
+    this.headSeq++;
+  }
+}
+
+function setup(resting: number, keepLog = true): Setup {
+  const exchange = new Exchange(keepLog ? {} : { log: new DiscardingLog() });
+  // Each trader keeps at most ~400 resting per side per market, well inside the 1000 limit.
+  const perTraderMarket = 400;
+  const traderCount = Math.max(20, Math.ceil(resting / (MARKETS * perTraderMarket)) + 10);
+  const traders = Array.from({ length: traderCount }, (_, i) => uuid(1_000_000_000 + i));
+  for (const [i, t] of traders.entries()) exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: `bench${i}`, trader_id: t, api_key_hash: `h${i}` });
+  for (let m = 0; m < MARKETS; m++) {
+    exchange.execute({ type: 'UpsertMarket', time: nextTime(), market: { market_id: `M${m}-USD`, base_asset: `M${m}`, quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: MID, enabled: true } });
+  }
+  const s: Setup = { exchange, traders, resting: traders.map(() => []), nextId: 1 };
+  const rand = rng(1);
+  // Bids below the mid, asks above, over ~2,000 price levels per side: a deep, uncrossed book.
+  for (let i = 0; i < resting; i++) {
+    const trader = i % traderCount;
+    const buy = i % 2 === 0;
+    const market = Math.floor(i / traderCount) % MARKETS;
+    const offset = 1 + Math.floor(rand() * 2000);
+    const id = uuid(s.nextId++);
+    exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[trader] as string, market: `M${market}-USD`, side: buy ? 'BUY' : 'SELL', price: buy ? MID - offset : MID + offset, quantity: 2, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
+    (s.resting[trader] as string[]).push(id);
+  }
+  return s;
+}
+
+/** Pre-builds the commands, so the timed loop measures only the engine. */
+function workload(s: Setup, count: number, seed: number): Command[] {
+  const rand = rng(seed);
+  const out: Command[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = Math.floor(rand() * s.traders.length);
+    const trader = s.traders[t] as string;
+    const mine = s.resting[t] as string[];
+    const r = rand();
+    if (r < 0.6 || mine.length === 0) {
+      const buy = rand() < 0.5;
+      const market = `M${Math.floor(rand() * MARKETS)}-USD`;
+      // One submit in ten crosses the spread and trades; the rest rest near the top of the book.
+      const crossing = rand() < 0.1;
+      const offset = 1 + Math.floor(rand() * 50);
+      const price = crossing ? (buy ? MID + 5 : MID - 5) : buy ? MID - offset : MID + offset;
+      const id = uuid(s.nextId++);
+      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(rand() * 3), order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
+      if (!crossing) mine.push(id);
+    } else {
+      // Cancel or amend a random own order (it may have traded away meanwhile: then it is refused).
+      const k = Math.floor(rand() * mine.length);
+      const id = mine[k] as string;
+      if (r < 0.9) {
+        mine[k] = mine[mine.length - 1] as string;
+        mine.pop();
+        out.push({ type: 'CancelOrder', time: nextTime(), trader_id: trader, order_id: id });
+      } else {
+        out.push({ type: 'AmendOrder', time: nextTime(), trader_id: trader, order_id: id, remaining: 1 });
+      }
+    }
+  }
+  return out;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
+
+function runEngine(s: Setup, commands: Command[]): { perSecond: number; p50: number; p99: number; p999: number; refused: number } {
+  const lat = new Float64Array(commands.length);
+  let refused = 0;
+  const start = process.hrtime.bigint();
+  let prev = start;
+  for (let i = 0; i < commands.length; i++) {
+    try {
+      s.exchange.execute(commands[i] as Command);
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      refused++;
+    }
+    const now = process.hrtime.bigint();
+    lat[i] = Number(now - prev);
+    prev = now;
+  }
+  const seconds = Number(prev - start) / 1e9;
+  lat.sort();
+  return { perSecond: commands.length / seconds, p50: percentile(lat, 0.5) / 1000, p99: percentile(lat, 0.99) / 1000, p999: percentile(lat, 0.999) / 1000, refused };
+}
+
+/** The reference: per command, build an order-like object and index it in a Map, dropping old ones. */
+function runReference(count: number): number {
+  const map = new Map<string, { id: string; price: number; quantity: number; side: string; created_at: string }>();
+  const ids = Array.from({ length: 1024 }, (_, i) => uuid(i));
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    const id = ids[i & 1023] as string;
+    if (i % 3 === 2) map.delete(id);
+    else map.set(id, { id, price: MID + (i & 63), quantity: 1 + (i & 3), side: i & 1 ? 'BUY' : 'SELL', created_at: 'x' });
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return count / seconds;
+}
+
+function heapUsed(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? 300_000);
+
+/** One size, in a process of its own so heap figures are not polluted by the previous size. */
+function measure(size: number): void {
+  // Memory: the state alone (a log that keeps nothing), then the same with the in-memory log.
+  let base = heapUsed();
+  let s = setup(size, false);
+  const stateBytes = (heapUsed() - base) / s.exchange.state.books.restingCount;
+  s = undefined as unknown as Setup;
+  base = heapUsed();
+  s = setup(size, true);
+  const withLogBytes = (heapUsed() - base) / s.exchange.state.books.restingCount;
+  // Warm up the JIT on a separate slice, then measure.
+  runEngine(s, workload(s, Math.min(50_000, COMMANDS), 99));
+  const commands = workload(s, COMMANDS, size);
+  const reference = runReference(COMMANDS);
+  const r = runEngine(s, commands);
+  console.log(
+    [
+      `resting ${size.toLocaleString('en-US').padStart(9)}`,
+      `${Math.round(r.perSecond).toLocaleString('en-US').padStart(9)} commands/s`,
+      `p50 ${r.p50.toFixed(2)} µs  p99 ${r.p99.toFixed(2)} µs  p99.9 ${r.p999.toFixed(2)} µs`,
+      `reference ${Math.round(reference).toLocaleString('en-US')} ops/s (engine/reference ${(r.perSecond / reference).toFixed(3)})`,
+      `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log`,
+      `refused ${r.refused}`,
+    ].join(' | '),
+  );
+}
+
+const one = process.argv.indexOf('--one');
+if (one >= 0) {
+  measure(Number(process.argv[one + 1]));
+} else {
+  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  console.log(`engine benchmark: node ${process.version}, ${COMMANDS} mixed commands per size (60% submit, ~10% of them crossing; 30% cancel; 10% amend)`);
+  for (const size of sizes.length > 0 ? sizes : [1_000, 100_000, 1_000_000]) {
+    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', new URL(import.meta.url).pathname, '--one', String(size)], { stdio: 'inherit', env: process.env });
+    if (child.status !== 0) process.exit(child.status ?? 1);
+  }
+}
