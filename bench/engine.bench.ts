@@ -10,6 +10,7 @@ import { Exchange } from '../src/commands/exchange.ts';
 import type { EventLog } from '../src/events/event-log.ts';
 import type { Command } from '../src/commands/types.ts';
 import { isDomainError } from '../src/commands/errors.ts';
+import { prng as rng } from '../replay/prng.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const MARKETS = 10;
@@ -24,18 +25,6 @@ function nextTime(): string {
   clockMicros += 1;
   const ms = Math.floor(clockMicros / 1000);
   return `${new Date(ms).toISOString().slice(0, 23)}${String(clockMicros % 1000).padStart(3, '0')}Z`;
-}
-
-// Simple deterministic PRNG (mulberry32) so every run draws the same workload.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Setup {

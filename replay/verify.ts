@@ -1,0 +1,63 @@
+// Verifies a log record by record: well formed, seq gap-free from 1, times never going back, and
+// every chain hash H(previous ‖ canonical event). The first fault stops it, named by its seq.
+import { parseEvent } from '../src/events/event-schema.ts';
+import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
+import type { ExchangeEvent } from '../src/events/types.ts';
+import type { RawRecord } from './log-source.ts';
+
+export class LogFault extends Error {
+  readonly seq: number;
+
+  constructor(seq: number, message: string) {
+    super(`log fault at seq ${seq}: ${message}`);
+    this.name = 'LogFault';
+    this.seq = seq;
+  }
+}
+
+export class LogVerifier {
+  private expectedSeq = 1;
+  private previousHash = GENESIS_HASH;
+  private previousTime = '';
+  private hashed = 0;
+  private unhashed = 0;
+
+  /** The chain hash of the last verified event (the head hash once the log is read). */
+  get headHash(): string {
+    return this.previousHash;
+  }
+
+  get seq(): number {
+    return this.expectedSeq - 1;
+  }
+
+  /** Whether every record carried its stored hash (a database log, or an export that kept them). */
+  get fullyHashed(): boolean {
+    return this.unhashed === 0 && this.hashed > 0;
+  }
+
+  /** Checks the next record; throws LogFault naming the seq it expected when anything is wrong. */
+  check(record: RawRecord): ExchangeEvent {
+    const seq = this.expectedSeq;
+    if (record.problem !== undefined) throw new LogFault(seq, record.problem);
+    const parsed = parseEvent(record.value);
+    if (!parsed.ok) {
+      const claimed = (record.value as { seq?: unknown } | null)?.seq;
+      throw new LogFault(typeof claimed === 'number' && claimed === seq ? claimed : seq, `malformed event (${record.where}): ${parsed.problem}`);
+    }
+    const event = parsed.event;
+    if (event.seq !== seq) throw new LogFault(seq, event.seq > seq ? `missing: the next event is seq ${event.seq}` : `seq ${event.seq} out of order or repeated (${record.where})`);
+    if (event.time < this.previousTime) throw new LogFault(seq, `time ${event.time} is before the previous event's ${this.previousTime}`);
+    const hash = chainHash(this.previousHash, event);
+    if (record.hash !== null) {
+      if (record.hash !== hash) throw new LogFault(seq, 'hash does not match H(previous hash ‖ event): the event or an earlier one was altered');
+      this.hashed++;
+    } else {
+      this.unhashed++;
+    }
+    this.previousHash = hash;
+    this.previousTime = event.time;
+    this.expectedSeq++;
+    return event;
+  }
+}

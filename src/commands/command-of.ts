@@ -1,0 +1,42 @@
+// The command that an event records the outcome of. An auditor re-runs these through decide and
+// checks that every recorded outcome (fills, prices, remainders, settlement figures) comes out again.
+// The fill ids of a submission come from a seed that is the first fill's id (fill-ids.ts).
+import type { ExchangeEvent } from '../events/types.ts';
+import type { Command } from './types.ts';
+
+export function commandOf(e: ExchangeEvent): Command {
+  const time = e.time;
+  switch (e.type) {
+    case 'TraderProvisioned':
+      return { type: 'ProvisionTrader', time, username: e.data.username, trader_id: e.data.trader_id, api_key_hash: e.data.api_key_hash };
+    case 'TradingReset':
+      return { type: 'ResetTrading', time };
+    case 'TradingStarted':
+      return { type: 'StartTrading', time };
+    case 'TradingStopped':
+      return { type: 'StopTrading', time };
+    case 'ConfigLoaded':
+      return { type: 'LoadConfig', time, trading_enabled: e.data.trading_enabled ?? undefined, markets: e.data.markets };
+    case 'AdminMessagePosted': {
+      const m = e.data;
+      return { type: 'PostAdminMessage', time, message_id: m.message_id, target_username: m.target_username, market: m.market, level: m.level, title: m.title, body: m.body };
+    }
+    case 'MarketUpserted':
+      return { type: 'UpsertMarket', time, market: e.data.market };
+    case 'MarketPatched':
+      return { type: 'PatchMarket', time, market_id: e.data.market_id, changes: e.data.changes };
+    case 'MarketSettled':
+      return { type: 'SettleMarket', time, market_id: e.data.market_id, settlement_price: e.data.settlement_price, announcement: e.data.announcement.body, message_id: e.data.announcement.message_id };
+    case 'MarketDeleted':
+      return { type: 'DeleteMarket', time, market_id: e.data.market_id };
+    case 'OrderSubmitted': {
+      const o = e.data.order;
+      const seed = e.data.fills[0]?.fill_id ?? '00000000-0000-4000-8000-000000000000';
+      return { type: 'SubmitOrder', time, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, order_id: o.id, fill_id_seed: seed };
+    }
+    case 'OrderAmended':
+      return { type: 'AmendOrder', time, trader_id: e.data.trader_id, order_id: e.data.order_id, remaining: e.data.remaining };
+    case 'OrderCanceled':
+      return { type: 'CancelOrder', time, trader_id: e.data.trader_id, order_id: e.data.order_id };
+  }
+}

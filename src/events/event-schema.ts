@@ -1,0 +1,78 @@
+// The shape of every event, for reading logs from outside the process (an NDJSON export, the
+// database): a log an auditor checks must be well formed before it is folded.
+import { z } from 'zod';
+import type { ExchangeEvent } from './types.ts';
+
+const Int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const Pos = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const Id = z.string().min(1).max(128);
+const Side = z.enum(['BUY', 'SELL']);
+const Time = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/, 'RFC 3339 UTC with microseconds');
+
+const MarketDefinition = z.strictObject({
+  market_id: z.string(),
+  display_name: z.string(),
+  base_asset: z.string(),
+  quote_asset: z.string(),
+  tick_size: Pos,
+  min_order_quantity: Pos,
+  reference_price: Pos.nullable(),
+  enabled: z.boolean(),
+});
+
+const AdminMessage = z.strictObject({
+  message_id: Id,
+  target_username: z.string().nullable(),
+  target_trader_id: Id.nullable(),
+  market: z.string().nullable(),
+  level: z.enum(['info', 'warning', 'critical']),
+  title: z.string().nullable(),
+  body: z.string(),
+});
+
+const OrderRef = { order_id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos };
+
+const head = { seq: Pos, time: Time };
+
+export const EventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ ...head, type: z.literal('TraderProvisioned'), data: z.strictObject({ trader_id: Id, username: z.string(), api_key_hash: z.string() }) }),
+  z.strictObject({ ...head, type: z.literal('TradingReset'), data: z.strictObject({ cleared_orders: Int, cleared_positions: Int, cleared_fills: Int }) }),
+  z.strictObject({ ...head, type: z.literal('TradingStarted'), data: z.strictObject({}) }),
+  z.strictObject({ ...head, type: z.literal('TradingStopped'), data: z.strictObject({}) }),
+  z.strictObject({ ...head, type: z.literal('ConfigLoaded'), data: z.strictObject({ trading_enabled: z.boolean().nullable(), markets: z.array(MarketDefinition) }) }),
+  z.strictObject({ ...head, type: z.literal('AdminMessagePosted'), data: AdminMessage }),
+  z.strictObject({ ...head, type: z.literal('MarketUpserted'), data: z.strictObject({ market: MarketDefinition }) }),
+  z.strictObject({
+    ...head,
+    type: z.literal('MarketPatched'),
+    data: z.strictObject({
+      market_id: z.string(),
+      changes: z.strictObject({ display_name: z.string().optional(), tick_size: Pos.optional(), min_order_quantity: Pos.optional(), reference_price: Pos.optional(), enabled: z.boolean().optional() }),
+    }),
+  }),
+  z.strictObject({
+    ...head,
+    type: z.literal('MarketSettled'),
+    data: z.strictObject({ market_id: z.string(), settlement_price: Pos, canceled_orders: Int, affected_traders: Int, settled_quantity: Int, announcement: AdminMessage }),
+  }),
+  z.strictObject({ ...head, type: z.literal('MarketDeleted'), data: z.strictObject({ market_id: z.string(), mark_price: z.number().nullable() }) }),
+  z.strictObject({
+    ...head,
+    type: z.literal('OrderSubmitted'),
+    data: z.strictObject({
+      order: z.strictObject({ id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos, quantity: Pos }),
+      fills: z.array(z.strictObject({ fill_id: Id, maker_order_id: Id, maker_trader_id: Id, price: Pos, quantity: Pos, maker_remaining: Int })),
+      remaining: Int,
+    }),
+  }),
+  z.strictObject({ ...head, type: z.literal('OrderAmended'), data: z.strictObject({ ...OrderRef, previous_remaining: Pos, remaining: Pos }) }),
+  z.strictObject({ ...head, type: z.literal('OrderCanceled'), data: z.strictObject({ ...OrderRef, remaining: Pos }) }),
+]);
+
+/** Parses one event; returns the problem in words, or the event. */
+export function parseEvent(value: unknown): { ok: true; event: ExchangeEvent } | { ok: false; problem: string } {
+  const r = EventSchema.safeParse(value);
+  if (r.success) return { ok: true, event: r.data as ExchangeEvent };
+  const issue = r.error.issues[0];
+  return { ok: false, problem: issue === undefined ? 'malformed event' : `${issue.path.join('.') || '(event)'}: ${issue.message}` };
+}
