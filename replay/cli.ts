@@ -6,17 +6,15 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { Exchange } from '../src/commands/exchange.ts';
 import { canonicalJson } from '../src/events/canonical.ts';
-import type { ExchangeEvent } from '../src/events/types.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
-import { rerun } from './audit.ts';
-import { readNdjson, readPostgres, SourceUnavailable, type RawRecord } from './log-source.ts';
+import { SourceUnavailable } from './log-source.ts';
+import { rebuild } from './rebuild.ts';
 import { Progress } from './progress.ts';
-import { LogFault, LogVerifier } from './verify.ts';
+import { LogFault } from './verify.ts';
 import { rows, stateJson, toCsv, VIEWS, type View } from './views.ts';
 
 export const EXIT = { ok: 0, fault: 1, usage: 2, unavailable: 3 } as const;
@@ -122,32 +120,8 @@ function parse(argv: string[]): Options | 'help' {
   };
 }
 
-function source(o: Options): AsyncGenerator<RawRecord> {
-  return o.file !== undefined ? readNdjson(o.file) : readPostgres(o.database as string);
-}
-
 async function write(text: string, out = process.stdout): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
-}
-
-/** Reads, verifies and folds (or re-runs) the log up to the stopping point. */
-async function rebuild(o: Options): Promise<{ exchange: Exchange; verifier: LogVerifier; stoppedEarly: boolean }> {
-  const exchange = new Exchange();
-  const verifier = new LogVerifier();
-  const progress = new Progress(o.audit ? 'audit' : 'replay', !o.quiet && process.stderr.isTTY === true);
-  let stoppedEarly = false;
-  for await (const record of source(o)) {
-    const event: ExchangeEvent = verifier.check(record);
-    if ((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime)) {
-      stoppedEarly = true;
-      break;
-    }
-    if (o.audit) rerun(exchange, event);
-    else exchange.fold(event);
-    progress.tick(event.seq);
-  }
-  progress.done(exchange.seq);
-  return { exchange, verifier, stoppedEarly };
 }
 
 async function exportLog(o: Options): Promise<void> {

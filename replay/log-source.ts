@@ -2,7 +2,6 @@
 // `events` table. Both are streamed, so a log of any length is read in constant memory.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
@@ -16,6 +15,8 @@ export interface RawRecord {
   readonly hash: string | null;
   /** Set when the record could not even be parsed. */
   readonly problem?: string;
+  /** The exact text the stored hash should cover, when the source can tell it without re-serializing. */
+  readonly text?: string;
 }
 
 /** The source is not there at all (a missing file, an unreachable database): exit code 3. */
@@ -26,7 +27,30 @@ export class SourceUnavailable extends Error {
   }
 }
 
-export async function* readNdjson(path: string): AsyncGenerator<RawRecord> {
+const BATCH = 512;
+
+/** Parses one NDJSON line. An export keeps the line canonical, hash member included, so the text the
+ * chain hash covers is the line with that member cut out; the verifier tries it before re-serializing. */
+function recordOf(line: string, n: number): RawRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { where: `line ${n}`, value: null, hash: null, problem: `line ${n} is not JSON${line.length < 20 ? '' : ' (truncated or corrupted?)'}` };
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'hash' in value) {
+    const { hash, ...event } = value as Record<string, unknown>;
+    if (typeof hash !== 'string') return { where: `line ${n}`, value: event, hash: null };
+    const member = `,"hash":${JSON.stringify(hash)}`;
+    const at = line.indexOf(member);
+    const text = at >= 0 && line.indexOf(member, at + 1) < 0 ? line.slice(0, at) + line.slice(at + member.length) : undefined;
+    return text === undefined ? { where: `line ${n}`, value: event, hash } : { where: `line ${n}`, value: event, hash, text };
+  }
+  return { where: `line ${n}`, value, hash: null };
+}
+
+/** Records in batches: one await per few hundred lines instead of one per line. */
+export async function* readNdjson(path: string): AsyncGenerator<RawRecord[]> {
   try {
     const s = await stat(path);
     if (!s.isFile()) throw new SourceUnavailable(`${path} is not a file`);
@@ -34,29 +58,29 @@ export async function* readNdjson(path: string): AsyncGenerator<RawRecord> {
     if (err instanceof SourceUnavailable) throw err;
     throw new SourceUnavailable(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let rest = '';
   let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      yield { where: `line ${n}`, value: null, hash: null, problem: `line ${n} is not JSON${line.length < 20 ? '' : ' (truncated or corrupted?)'}` };
-      continue;
+  let batch: RawRecord[] = [];
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 }) as AsyncIterable<string>) {
+    const text = rest + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      n++;
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      if (line.trim() !== '') batch.push(recordOf(line, n));
+      if (batch.length >= BATCH) {
+        yield batch;
+        batch = [];
+      }
     }
-    let hash: string | null = null;
-    if (value !== null && typeof value === 'object' && 'hash' in value) {
-      const { hash: h, ...event } = value as Record<string, unknown>;
-      hash = typeof h === 'string' ? h : null;
-      value = event;
-    }
-    yield { where: `line ${n}`, value, hash };
+    rest = text.slice(start);
   }
+  if (rest.trim() !== '') batch.push(recordOf(rest, n + 1));
+  if (batch.length > 0) yield batch;
 }
 
-export async function* readPostgres(url: string): AsyncGenerator<RawRecord> {
+export async function* readPostgres(url: string): AsyncGenerator<RawRecord[]> {
   const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'exchange-replay' });
   try {
     try {
@@ -71,7 +95,15 @@ export async function* readPostgres(url: string): AsyncGenerator<RawRecord> {
       if (err instanceof SourceUnavailable) throw err;
       throw new SourceUnavailable(`cannot reach PostgreSQL at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    for await (const stored of streamStoredEvents(pool, 0)) yield { where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash };
+    let batch: RawRecord[] = [];
+    for await (const stored of streamStoredEvents(pool, 0)) {
+      batch.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash });
+      if (batch.length >= BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   } finally {
     await pool.end();
   }

@@ -17,6 +17,8 @@ export interface SessionOptions {
   readonly resetAt?: number;
   /** Settle (then delete and re-create) the first market when this many commands have run. */
   readonly settleAt?: number;
+  /** Stop early once the log holds this many events. */
+  readonly maxEvents?: number;
 }
 
 function uuid(prefix: number, n: number): string {
@@ -63,7 +65,7 @@ export class SessionGenerator {
     this.traders.forEach((id, i) => this.run({ type: 'ProvisionTrader', username: `trader-${String(i + 1).padStart(2, '0')}`, trader_id: id, api_key_hash: `${'0'.repeat(56)}${i.toString(16).padStart(8, '0')}` }));
     this.markets.forEach((m, i) => this.createMarket(m, i));
     this.run({ type: 'PostAdminMessage', message_id: this.nextId(), target_username: null, market: null, level: 'info', title: 'Welcome', body: 'The competition is open.' });
-    for (let n = 0; n < o.commands; n++) {
+    for (let n = 0; n < o.commands && this.exchange.seq < (o.maxEvents ?? Infinity); n++) {
       if (o.resetAt === n) this.run({ type: 'ResetTrading' });
       if (o.settleAt === n) this.settleAndRecreate(0);
       this.step();

@@ -122,10 +122,10 @@ export class MarketDataFeed {
     let single = true;
     for (let i = 1; i < changes.length && single; i++) single = marketOf(changes[i] as BookChange) === first;
     if (single) {
-      this.publish(first, changes.map(l3Event));
+      this.publish(first, changes);
       return;
     }
-    const perMarket = new Map<string, L3Event[]>();
+    const perMarket = new Map<string, BookChange[]>();
     for (const change of changes) {
       const market = marketOf(change);
       let events = perMarket.get(market);
@@ -133,15 +133,17 @@ export class MarketDataFeed {
         events = [];
         perMarket.set(market, events);
       }
-      events.push(l3Event(change));
+      events.push(change);
     }
     for (const [market, events] of perMarket) this.publish(market, events);
   }
 
-  private publish(market: string, events: L3Event[]): void {
+  private publish(market: string, changes: readonly BookChange[]): void {
     const sequence = this.sequence(market) + 1;
     this.sequences.set(market, sequence);
-    const delta: L3Delta = { type: 'delta', channel: 'l3', market, sequence, events };
+    // The sequence is state; the delta itself is only built when someone keeps or reads it.
+    if (this.ringCapacity === 0 && !this.deltas$.observed) return;
+    const delta: L3Delta = { type: 'delta', channel: 'l3', market, sequence, events: changes.map(l3Event) };
     let ring = this.rings.get(market);
     if (ring === undefined) {
       ring = new Ring(this.ringCapacity);

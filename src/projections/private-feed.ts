@@ -37,12 +37,16 @@ export class PrivateFeed {
     return n;
   }
 
+  // The sequence always advances (it is part of the state); the message is only built for a listener,
+  // so folding a long log with nobody listening (recovery, replay) builds none.
   private fill(traderId: string, fill: FillView): void {
-    this.events$.next({ type: 'fill', trader_id: traderId, user_sequence: this.next(traderId), fill });
+    const user_sequence = this.next(traderId);
+    if (this.events$.observed) this.events$.next({ type: 'fill', trader_id: traderId, user_sequence, fill });
   }
 
   private state(order: OrderView, status: OrderStatus): void {
-    this.events$.next({ type: 'order_state', trader_id: order.trader_id, user_sequence: this.next(order.trader_id), order, status });
+    const user_sequence = this.next(order.trader_id);
+    if (this.events$.observed) this.events$.next({ type: 'order_state', trader_id: order.trader_id, user_sequence, order, status });
   }
 
   private onEffect(effect: BookEffect): void {

@@ -1,0 +1,134 @@
+// Replay speed for a long log: events/s read, verified (shape, seq, hash chain) and folded, from an
+// NDJSON file and from PostgreSQL. References in the same run: reading the same file and JSON-parsing
+// each line (the floor any NDJSON replay pays), and streaming the same rows out of PostgreSQL.
+//
+//   npm run bench:replay                 (1,000,000 events)
+//   BENCH_EVENTS=200000 npm run bench:replay
+import { createWriteStream, mkdtempSync, rmSync, statSync, createReadStream } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { Exchange } from '../src/commands/exchange.ts';
+import { canonicalJson } from '../src/events/canonical.ts';
+import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
+import type { ExchangeEvent } from '../src/events/types.ts';
+import type { EventLog } from '../src/events/event-log.ts';
+import { encodeEventRow, EVENT_COLUMNS } from '../src/server/persistence/postgres/copy-text.ts';
+import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
+import { rebuild } from '../replay/rebuild.ts';
+import { SessionGenerator } from '../replay/session-generator.ts';
+
+const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
+const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Collects the generated events with their chain hashes, without keeping them in memory twice. */
+class ChainingLog implements EventLog {
+  headSeq = 0;
+  previous = GENESIS_HASH;
+  readonly rows: { event: ExchangeEvent; hash: string }[] = [];
+  append(event: ExchangeEvent): void {
+    this.headSeq = event.seq;
+    this.previous = chainHash(this.previous, event);
+    this.rows.push({ event, hash: this.previous });
+  }
+}
+
+function rate(n: number, ms: number): string {
+  return `${Math.round((n / ms) * 1000).toLocaleString('en-US')} events/s`;
+}
+
+async function main(): Promise<void> {
+  console.log(`replay benchmark: node ${process.version}, generating a log of ~${EVENTS.toLocaleString('en-US')} events`);
+  const log = new ChainingLog();
+  const generator = new SessionGenerator({ seed: 9, commands: EVENTS * 4, maxEvents: EVENTS, traders: 40, markets: ['BTC-USD', 'ETH-USD', 'SOL-USD', 'ADA-USD', 'XRP-USD'] }, new Exchange({ log }));
+  generator.generate();
+  const rows = log.rows.slice(0, EVENTS);
+  const expectedHash = (await import('../src/projections/state-hash.ts')).stateHash(generator.exchange.state);
+  console.log(`generated ${rows.length.toLocaleString('en-US')} events`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'replay-bench-'));
+  const file = join(dir, 'log.ndjson');
+  const out = createWriteStream(file);
+  let chunk = '';
+  for (const { event, hash } of rows) {
+    chunk += canonicalJson({ ...event, hash }) + '\n';
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  console.log(`NDJSON: ${(statSync(file).size / 1e6).toFixed(0)} MB`);
+
+  // Reference: read and JSON.parse every line, nothing else.
+  let t = performance.now();
+  let parsed = 0;
+  for await (const line of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    if (line !== '') {
+      JSON.parse(line);
+      parsed++;
+    }
+  }
+  const refMs = performance.now() - t;
+
+  t = performance.now();
+  const fromFile = await rebuild({ file, quiet: true });
+  const fileMs = performance.now() - t;
+  const sameHash = rows.length === log.rows.length ? (await import('../src/projections/state-hash.ts')).stateHash(fromFile.exchange.state) === expectedHash : null;
+  console.log(`from NDJSON:     ${rate(fromFile.exchange.seq, fileMs)} (read+parse reference ${rate(parsed, refMs)}, replay/reference ${(refMs / fileMs).toFixed(2)})${sameHash === null ? '' : `, state hash ${sameHash ? 'equals' : 'DIFFERS from'} the live run's`}`);
+  rmSync(dir, { recursive: true, force: true });
+
+  // PostgreSQL: load the same rows into a fresh database, then replay from it.
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  try {
+    await admin.connect();
+  } catch (err) {
+    console.log(`from PostgreSQL: skipped (${err instanceof Error ? err.message : String(err)})`);
+    return;
+  }
+  const name = `replay_bench_${process.pid}`;
+  await admin.query(`drop database if exists ${name}`);
+  await admin.query(`create database ${name}`);
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  try {
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const migrations = new URL('../migrations/', import.meta.url).pathname;
+    for (const f of readdirSync(migrations).filter((x) => x.endsWith('.sql')).sort()) await pool.query(readFileSync(join(migrations, f), 'utf8'));
+    const client = await pool.connect();
+    const copy = client.query(copyFrom(`copy events (${EVENT_COLUMNS}) from stdin`));
+    await pipeline(Readable.from((function* () {
+      let buf = '';
+      for (const { event, hash } of rows) {
+        buf += encodeEventRow(event, hash);
+        if (buf.length > 1 << 20) {
+          yield buf;
+          buf = '';
+        }
+      }
+      yield buf;
+    })()), copy);
+    client.release();
+    t = performance.now();
+    let streamed = 0;
+    for await (const _row of streamStoredEvents(pool, 0)) streamed++;
+    const pgRefMs = performance.now() - t;
+    await pool.end();
+    t = performance.now();
+    const fromPg = await rebuild({ database: url.toString(), quiet: true });
+    const pgMs = performance.now() - t;
+    console.log(`from PostgreSQL: ${rate(fromPg.exchange.seq, pgMs)} (COPY TO STDOUT + decode reference ${rate(streamed, pgRefMs)}, replay/reference ${(pgRefMs / pgMs).toFixed(2)})`);
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+await main();
