@@ -73,9 +73,11 @@ export class ExchangeService {
   /**
    * Admits one command. `build` receives the admission stamp and returns the command. Throws the
    * DomainError of a refusal (nothing changed, nothing published). `reply` runs once the command may be
-   * acknowledged and before its publications go out.
+   * acknowledged and before its publications go out. `view`, when given, runs right after the command
+   * is applied, before any other command, and its result is what `reply` receives: with durable acks
+   * the reply waits for the commit, and by then later commands may have changed the state.
    */
-  async execute(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent) => void): Promise<ExchangeEvent> {
+  async execute<V = undefined>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
     const wait = this.persistence.capacity();
     if (wait !== null || this.waiting > 0) {
       // Queue behind earlier waiters so commands are admitted in arrival order.
@@ -95,12 +97,12 @@ export class ExchangeService {
         release();
       }
     }
-    return this.admit(build, reply);
+    return this.admit(build, reply, view);
   }
 
   // No await before the exchange runs: with free capacity a command is decided in the caller's own
   // tick, so commands are admitted exactly in the order they arrived.
-  private async admit(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent) => void): Promise<ExchangeEvent> {
+  private async admit<V>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
     if (this.closed) throw new DomainError('service_unavailable');
     const outbox: Publication[] = [];
     this.outbox = outbox;
@@ -110,8 +112,9 @@ export class ExchangeService {
     } finally {
       this.outbox = null;
     }
+    const seen = view === undefined ? (undefined as V) : view(event);
     if (this.durableAcks) await this.persistence.durable(event.seq);
-    reply?.(event);
+    reply?.(event, seen);
     for (const p of outbox) this.publications$.next(p);
     return event;
   }

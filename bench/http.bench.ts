@@ -1,0 +1,179 @@
+// `npm run bench:http`: HTTP order entry. autocannon drives POST /api/v1/orders (crossing and resting
+// orders from many traders, the per-trader limit raised for the run) against the full server, and in
+// the same run against a raw node:http server that parses the same JSON body and answers a fixed 201.
+// Each server runs in its own process; autocannon runs in this one. Prints orders/s, p50/p99 latency
+// and the ratio to the raw server. Never passes or fails on time.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { cpus } from 'node:os';
+
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+interface CannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  setupRequest?: (req: { headers: Record<string, string>; body?: string }) => { headers: Record<string, string>; body?: string };
+}
+type Cannon = (options: { url: string; connections: number; duration: number; pipelining: number; requests: CannonRequest[] }) => Promise<CannonResult>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
+
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 100);
+const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
+const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 3);
+const TRADERS = Number(process.env['BENCH_TRADERS'] ?? 200);
+const MARKETS = ['BTC-USD', 'ETH-USD', 'SOL-USD', 'XRP-USD'];
+const ADMIN_TOKEN = 'bench-admin-token';
+const SAMPLE = JSON.stringify({ market: 'BTC-USD', side: 'BUY', price: 1000, quantity: 1 });
+
+// ---- child processes -------------------------------------------------------------------------------
+
+async function serveRaw(): Promise<void> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"ok":true}');
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
+}
+
+async function serveFull(): Promise<void> {
+  const { loadConfig } = await import('../src/server/config.ts');
+  const { createLogger } = await import('../src/server/logger.ts');
+  const config = loadConfig({ ...process.env, BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: ADMIN_TOKEN, PER_USER_REQUESTS_PER_SECOND: '1000000', LOG_LEVEL: 'warn' });
+  const logger = createLogger(config.logLevel);
+  try {
+    const { startServer } = await import('../src/server/app.ts');
+    const server = await startServer(config, logger);
+    process.stdout.write(`PORT ${server.port}\n`);
+  } catch (err) {
+    // While the WebSocket gateway is not in the tree, app.ts cannot load: measure the same HTTP stack
+    // (service, express app, in-memory log) composed here, without the gateway.
+    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    process.stderr.write(`note: ${(err as Error).message.split('\n')[0]}; serving the HTTP app without the WebSocket gateway\n`);
+    const { createServer: createHttpServer } = await import('node:http');
+    const { Exchange } = await import('../src/commands/exchange.ts');
+    const { AdmissionClock } = await import('../src/server/clock.ts');
+    const { createHttpApp } = await import('../src/server/http/app.ts');
+    const { InMemoryPersistence } = await import('../src/server/persistence/in-memory.ts');
+    const { ExchangeService } = await import('../src/server/service.ts');
+    const persistence = new InMemoryPersistence();
+    const clock = new AdmissionClock();
+    const service = new ExchangeService(new Exchange({ log: persistence.log }), persistence, clock, { durableAcks: false });
+    const http = createHttpServer(createHttpApp({ config, service, clock, logger, epoch: persistence.epoch }));
+    http.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(http.address() as AddressInfo).port}\n`));
+  }
+}
+
+// ---- driver ----------------------------------------------------------------------------------------
+
+function start(mode: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, mode], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /PORT (\d+)/.exec(out);
+      if (m !== null) resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code} before listening`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function admin(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A small deterministic PRNG (mulberry32), so every run sends the same order stream. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function run(label: string, url: string, requests: CannonRequest[]): Promise<CannonResult> {
+  if (WARMUP > 0) await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, pipelining: 1, requests });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, pipelining: 1, requests });
+  const codes = Object.entries(result.statusCodeStats ?? {})
+    .map(([code, s]) => `${code}:${s.count}`)
+    .join(' ');
+  process.stdout.write(`${label.padEnd(22)} ${result.requests.average.toFixed(0).padStart(8)} req/s  p50 ${String(result.latency.p50).padStart(3)} ms  p99 ${String(result.latency.p99).padStart(3)} ms  (${codes}; errors ${result.errors}, timeouts ${result.timeouts})\n`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`HTTP order entry: ${CONNECTIONS} connections, ${DURATION} s (after ${WARMUP} s warm-up), ${TRADERS} traders, ${MARKETS.length} markets; ${cpus().length} cores, node ${process.version}\n`);
+
+  const raw = await start('serve-raw');
+  const rawResult = await run('raw node:http', raw.url, [{ method: 'POST', path: '/api/v1/orders', headers: { 'content-type': 'application/json' }, body: SAMPLE }]);
+  await stop(raw.child);
+
+  const full = await start('serve-full');
+  const keys: string[] = [];
+  for (const m of MARKETS) {
+    const [base, quote] = m.split('-');
+    await admin(full.url, 'POST', '/api/v1/admin/markets', { market_id: m, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 1000, enabled: true });
+  }
+  for (let i = 0; i < TRADERS; i++) keys.push(((await admin(full.url, 'POST', '/api/v1/admin/users', { username: `bench-${i}` })) as { profile: { api_key: string } }).profile.api_key);
+
+  // Prices uniform in 1000 +/- 10 on both sides: about half of the orders cross the resting ones.
+  const random = prng(42);
+  let n = 0;
+  const requests: CannonRequest[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/orders',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (req) => {
+        const key = keys[n++ % keys.length] as string;
+        const market = MARKETS[Math.floor(random() * MARKETS.length)] as string;
+        const side = random() < 0.5 ? 'BUY' : 'SELL';
+        const price = 990 + Math.floor(random() * 21);
+        req.headers = { 'content-type': 'application/json', 'x-api-key': key };
+        req.body = JSON.stringify({ market, side, price, quantity: 1 + Math.floor(random() * 3) });
+        return req;
+      },
+    },
+  ];
+  const fullResult = await run('full POST /orders', full.url, requests);
+  const state = (await admin(full.url, 'GET', '/api/v1/admin/state')) as { persistence: { total_enqueued: number } };
+  await stop(full.child);
+
+  const ratio = fullResult.requests.average / rawResult.requests.average;
+  process.stdout.write(`events in the log after the run: ${state.persistence.total_enqueued}\n`);
+  process.stdout.write(`ratio full/raw: ${(ratio * 100).toFixed(1)}% (target >= 40%), full p99 ${fullResult.latency.p99} ms (target < 20 ms)\n`);
+}
+
+const mode = process.argv[2];
+// Exit normally on the driver's SIGTERM, so `--cpu-prof` in NODE_OPTIONS writes the servers' profiles.
+if (mode !== undefined) process.once('SIGTERM', () => process.exit(0));
+if (mode === 'serve-raw') void serveRaw();
+else if (mode === 'serve-full') void serveFull();
+else await main();

@@ -1,0 +1,163 @@
+// The HTTP API: every route of the specification, mounted from one table of declarations (which also
+// generates the OpenAPI document). Each route runs as one handler, in this order: authenticate, rate
+// limit (trader routes), parse path and query, read and parse the body, then the route itself. So a
+// refused request (401, 429) never reads its body, and nothing before the route changes state.
+//
+// Routes live in an express 5 app. In front of it, requests whose method and path name a route without
+// path parameters exactly (the order path and the trader reads that bots poll) go straight to that
+// route's handler: express's router walk costs about as much as the whole order path does (measured
+// in docs/benchmarks.md). Every other request, and any spelling the exact match misses (case, trailing
+// slash), is express's, and reaches the same handlers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { DomainError, isDomainError, rateLimitText } from '../../commands/errors.ts';
+import type { ServerContext } from '../context.ts';
+import { adminRoutes } from './admin-routes.ts';
+import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
+import { docsRoutes } from './docs-routes.ts';
+import { buildOpenApiDocument } from './openapi-document.ts';
+import { parseInput } from './parse-input.ts';
+import { publicRoutes } from './public-routes.ts';
+import { SlidingWindowRateLimiter } from './rate-limiter.ts';
+import { ClientGone, readJsonBody } from './read-json-body.ts';
+import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
+import { sendError, sendJson } from './send.ts';
+import { traderRoutes } from './trader-routes.ts';
+
+/** A node:http request handler; `express` is the app behind it (tests read its router). */
+export type HttpApp = ((req: IncomingMessage, res: ServerResponse) => void) & { readonly express: express.Express };
+
+type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown, query: unknown) => Promise<void>;
+
+/** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
+export function allRoutes(openApiJson: () => string): AnyRoute[] {
+  return [...publicRoutes, ...traderRoutes, ...adminRoutes, ...docsRoutes(openApiJson)];
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function createHttpApp(context: ServerContext): HttpApp {
+  const { config, logger } = context;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  let openApiJson: string | null = null;
+  const routes: AnyRoute[] = allRoutes(() => (openApiJson ??= JSON.stringify(buildOpenApiDocument(routes, { perUserRequestsPerSecond: config.perUserRequestsPerSecond }))));
+  const limiter = new SlidingWindowRateLimiter(config.perUserRequestsPerSecond);
+  const limitHeader = String(config.perUserRequestsPerSecond);
+  const admin = new AdminGuard(config.adminToken);
+  const traders = new TraderAuthenticator(context.service.state);
+
+  const fail = (err: unknown, req: IncomingMessage, res: ServerResponse): void => {
+    if (err instanceof ClientGone) return;
+    if (isDomainError(err)) {
+      if (err.code === 'body_too_large') res.setHeader('connection', 'close');
+      if (err.code === 'overflow') logger.warn({ method: req.method, path: pathOf(req), message: err.message }, 'numeric overflow refused');
+      sendError(res, err);
+      return;
+    }
+    logger.error({ err, method: req.method, path: pathOf(req) }, 'request failed');
+    sendError(res, new DomainError('internal'));
+  };
+
+  const handlerOf = (route: AnyRoute): RouteHandler => {
+    const readsBody = route.method === 'post' || route.method === 'patch';
+    return async (req, res, rawParams, rawQuery) => {
+      try {
+        let trader = null;
+        let apiKey = null;
+        if (route.access === 'trader') {
+          ({ trader, apiKey } = traders.authenticate(req));
+          if (route.rateLimited === true) {
+            const decision = limiter.take(trader.trader_id);
+            res.setHeader('x-ratelimit-limit', limitHeader);
+            res.setHeader('x-ratelimit-remaining', String(decision.remaining));
+            if (!decision.allowed) {
+              res.setHeader('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
+              throw new DomainError('rate_limited', rateLimitText(config.perUserRequestsPerSecond));
+            }
+          }
+        } else if (route.access === 'admin') {
+          admin.check(req);
+        }
+        const params = route.params === undefined ? undefined : parseInput(route.params, rawParams, 'path');
+        const query = route.query === undefined ? undefined : parseInput(route.query, rawQuery, 'query');
+        // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
+        const raw = readsBody ? await readJsonBody(req) : undefined;
+        const body = route.body === undefined ? undefined : parseInput(route.body, raw, 'body');
+        // Once shutdown began, let the client know this connection will not be kept.
+        if (context.service.isClosed) res.setHeader('connection', 'close');
+        const call: Call<unknown, unknown, unknown> = { context, params, query, body, trader, apiKey, req, res };
+        const out: unknown = await route.handle(call);
+        if (out !== REPLIED) sendJson(res, route.success.status, out);
+      } catch (err) {
+        fail(err, req, res);
+      }
+    };
+  };
+
+  const exact = new Map<string, RouteHandler>();
+  for (const route of routes) {
+    const handler = handlerOf(route);
+    app[route.method](expressPath(route.path), (req: Request, res: Response) => void handler(req, res, req.params, req.query));
+    if (!route.path.includes('{')) exact.set(`${route.method.toUpperCase()} ${route.path}`, handler);
+  }
+
+  // Unknown path: 404; known path, other method: 405 with Allow.
+  const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: new RegExp(`^${r.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i') }));
+  app.use((req: Request, res: Response) => {
+    const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
+    if (allowed.length === 0) {
+      sendError(res, new DomainError('not_found', `no such route: ${req.method} ${req.path}`));
+      return;
+    }
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    res.setHeader('allow', allowed.join(', '));
+    sendError(res, new DomainError('method_not_allowed', `method ${req.method} not allowed on ${req.path}; allowed: ${allowed.join(', ')}`));
+  });
+
+  // What express itself refuses (a malformed percent-encoding in the path, ...).
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = typeof err === 'object' && err !== null && 'status' in err ? Number((err as { status: unknown }).status) : 500;
+    if (status >= 400 && status < 500) {
+      sendError(res, new DomainError('invalid_request', `malformed request: ${err instanceof Error ? err.message : String(err)}`));
+      return;
+    }
+    fail(err, req, res);
+  });
+
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const handler = exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
+    if (handler === undefined) {
+      app(req, res);
+      return;
+    }
+    void handler(req, res, {}, q === -1 ? {} : parseQueryString(url.slice(q + 1)));
+  };
+
+  let entry: (req: IncomingMessage, res: ServerResponse) => void = dispatch;
+  if (logger.isLevelEnabled('debug')) {
+    // One structured line per request, whichever way it was dispatched.
+    entry = (req, res) => {
+      const started = performance.now();
+      res.once('finish', () => {
+        const code = res.getHeader('x-error-code');
+        logger.debug(
+          { method: req.method, path: pathOf(req), status: res.statusCode, ms: Math.round((performance.now() - started) * 1000) / 1000, ...(code === undefined ? {} : { code }) },
+          'request',
+        );
+      });
+      dispatch(req, res);
+    };
+  }
+  return Object.assign(entry, { express: app });
+}

@@ -1,0 +1,70 @@
+// Credentials. Traders present their API key in x-api-key; only its SHA-256 is known to the state, so
+// the lookup is by hash. The admin token is compared in constant time over equal-length digests, so
+// neither the content nor the length of the configured token leaks through response timing.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { DomainError } from '../../commands/errors.ts';
+import type { ExchangeState } from '../../projections/exchange-state.ts';
+import type { TraderView } from '../../projections/views.ts';
+import { hashApiKey } from '../clock.ts';
+
+export interface AuthenticatedTrader {
+  readonly trader: TraderView;
+  /** The key as presented, echoed by GET /api/v1/user (the state only knows its hash). */
+  readonly apiKey: string;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Keys already verified, so the order path hashes a key once rather than per request. Traders are
+ * never removed (a reset keeps accounts) and their records never change, so an entry cannot go stale;
+ * the map is bounded so a flood of distinct valid keys cannot grow it without end. Only keys that
+ * matched a trader are kept: a wrong key is hashed every time.
+ */
+export class TraderAuthenticator {
+  private readonly state: ExchangeState;
+  private readonly verified = new Map<string, TraderView>();
+  private readonly capacity: number;
+
+  constructor(state: ExchangeState, capacity = 100_000) {
+    this.state = state;
+    this.capacity = capacity;
+  }
+
+  authenticate(req: IncomingMessage): AuthenticatedTrader {
+    const apiKey = header(req, 'x-api-key')?.trim();
+    if (apiKey === undefined || apiKey === '') throw new DomainError('missing_api_key');
+    let trader = this.verified.get(apiKey);
+    if (trader === undefined) {
+      trader = this.state.traders.byApiKeyHash(hashApiKey(apiKey));
+      if (trader === undefined) throw new DomainError('invalid_api_key');
+      if (this.verified.size >= this.capacity) this.verified.clear();
+      this.verified.set(apiKey, trader);
+    }
+    return { trader, apiKey };
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export class AdminGuard {
+  private readonly expected: Buffer;
+
+  constructor(adminToken: string) {
+    this.expected = digest(adminToken);
+  }
+
+  check(req: IncomingMessage): void {
+    const authorization = header(req, 'authorization')?.trim();
+    if (authorization === undefined || authorization === '') throw new DomainError('missing_admin_token');
+    const match = /^Bearer\s+(.+)$/i.exec(authorization);
+    if (match === null) throw new DomainError('invalid_admin_token', 'invalid admin token: expected Authorization: Bearer <token>');
+    if (!timingSafeEqual(digest((match[1] as string).trim()), this.expected)) throw new DomainError('invalid_admin_token');
+  }
+}

@@ -1,0 +1,38 @@
+// Unauthenticated routes: health, the market list, the OpenAPI document and its interactive reference.
+import { z } from 'zod';
+import { nowRfc3339 } from '../clock.ts';
+import { HealthSchema, MarketSchema } from './response-schemas.ts';
+import { defineRoute, type AnyRoute } from './route.ts';
+
+export const publicRoutes: readonly AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/health',
+    access: 'public',
+    tag: 'Public',
+    summary: 'Liveness and persistence health',
+    description: 'status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then.',
+    success: { status: 200, description: 'the health report', schema: HealthSchema },
+    errors: [],
+    handle: (call) => {
+      const p = call.context.service.persistence.status();
+      const degraded = p.mode === 'retrying' || p.mode === 'backpressured' || p.mode === 'stopped';
+      return {
+        status: degraded ? 'degraded' : 'ok',
+        service: 'exchange',
+        now: nowRfc3339(),
+        persistence: { backend: p.backend, mode: p.mode, queue_depth: p.queue_depth, last_error: p.last_error },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/markets',
+    access: 'public',
+    tag: 'Public',
+    summary: 'All markets, by market_id',
+    success: { status: 200, description: 'array of Market', schema: z.array(MarketSchema) },
+    errors: [],
+    handle: (call) => call.context.service.state.markets.list(),
+  }),
+];

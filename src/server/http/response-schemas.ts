@@ -1,0 +1,154 @@
+// The records the API answers with, as zod schemas for the OpenAPI document. They mirror
+// src/projections/views.ts field for field; the OpenAPI test checks real responses against them. A
+// `meta({ id })` makes a schema a named component that the document refers to.
+import { z } from 'zod';
+
+const Timestamp = z.string().meta({ description: 'RFC 3339 UTC timestamp with microseconds', example: '2026-01-01T12:00:00.000000Z' });
+const Uuid = z.uuid();
+const U64 = z.number().int().min(0).meta({ description: 'unsigned integer, at most 2^53-1' });
+const Side = z.enum(['BUY', 'SELL']);
+
+export const ErrorBody = z.object({ error: z.string().meta({ description: 'what went wrong, for humans; the code is in the x-error-code header' }) }).meta({ id: 'Error' });
+
+export const OrderSchema = z.object({
+  id: Uuid,
+  trader_id: Uuid,
+  market: z.string(),
+  side: Side,
+  price: U64,
+  quantity: U64.meta({ description: 'original quantity' }),
+  remaining: U64.meta({ description: 'quantity still resting' }),
+  created_at: Timestamp,
+}).meta({ id: 'Order' });
+
+export const FillSchema = z.object({
+  fill_id: Uuid,
+  market: z.string(),
+  maker_order_id: Uuid,
+  taker_order_id: Uuid,
+  price: U64,
+  quantity: U64,
+  occurred_at: Timestamp,
+}).meta({ id: 'Fill' });
+
+export const PositionSchema = z.object({
+  market: z.string(),
+  net_quantity: z.number().int().meta({ description: 'positive long, negative short' }),
+  average_entry_price: z.number().nullable().meta({ description: 'null while the position is flat' }),
+  realized_pnl: z.number(),
+  updated_at: Timestamp,
+}).meta({ id: 'Position' });
+
+export const MarketSchema = z.object({
+  market_id: z.string().meta({ example: 'BTC-USD' }),
+  display_name: z.string(),
+  base_asset: z.string(),
+  quote_asset: z.string(),
+  tick_size: U64,
+  min_order_quantity: U64,
+  reference_price: U64.nullable(),
+  settlement_price: U64.nullable(),
+  status: z.enum(['enabled', 'disabled', 'settled']),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}).meta({ id: 'Market' });
+
+export const ControlsSchema = z.object({ trading_enabled: z.boolean(), updated_at: Timestamp }).meta({ id: 'ExchangeControls' });
+
+export const TraderProfileSchema = z.object({
+  trader_id: Uuid,
+  username: z.string(),
+  api_key: z.string().meta({ description: '`exch_` and 32 lowercase hex characters', example: 'exch_0123456789abcdef0123456789abcdef' }),
+  created_at: Timestamp,
+}).meta({ id: 'TraderProfile' });
+
+export const LeaderboardRowSchema = z.object({
+  rank: z.number().int().min(1),
+  trader_id: Uuid,
+  username: z.string(),
+  net_pnl: z.number(),
+  realized_pnl: z.number(),
+  unrealized_pnl: z.number(),
+  gross_exposure: z.number(),
+}).meta({ id: 'LeaderboardRow' });
+
+export const AdminMessageEntrySchema = z.object({
+  message_id: Uuid,
+  target_username: z.string().nullable(),
+  target_trader_id: Uuid.nullable(),
+  market: z.string().nullable(),
+  level: z.enum(['info', 'warning', 'critical']),
+  title: z.string().nullable(),
+  body: z.string(),
+  created_at: Timestamp,
+}).meta({ id: 'AdminMessageEntry' });
+
+const PersistenceMode = z.enum(['disabled', 'ok', 'retrying', 'backpressured', 'stopped']);
+
+export const HealthPersistenceSchema = z.object({
+  backend: z.enum(['in_memory', 'postgres']),
+  mode: PersistenceMode,
+  queue_depth: z.number().int().min(0),
+  last_error: z.string().nullable(),
+});
+
+export const PersistenceStatusSchema = HealthPersistenceSchema.extend({
+  in_flight_ops: z.number().int().min(0),
+  total_enqueued: z.number().int().min(0),
+  total_flushes: z.number().int().min(0),
+  flush_latency_ms: z
+    .object({ last: z.number().nullable(), p50: z.number().nullable(), p99: z.number().nullable(), max: z.number().nullable() })
+    .optional()
+    .meta({ description: 'PostgreSQL backend only' }),
+  durable_seq: z.number().int().min(0).optional().meta({ description: 'PostgreSQL backend only: the newest seq known to be committed' }),
+}).meta({ id: 'PersistenceStatus' });
+
+export const HealthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  service: z.literal('exchange'),
+  now: Timestamp,
+  persistence: HealthPersistenceSchema,
+}).meta({ id: 'Health' });
+
+export const SubmitOrderResponse = z.object({
+  order: OrderSchema,
+  fills: z.array(FillSchema),
+  resting: z.boolean(),
+});
+
+export const OrderResponse = z.object({ order: OrderSchema });
+
+export const PortfolioSchema = z.object({ trader_id: Uuid, position_limit: z.literal(1000), positions: z.array(PositionSchema) });
+
+export const ProfileResponse = z.object({ profile: TraderProfileSchema });
+
+export const ResetResponse = z.object({ cleared_orders: z.number().int().min(0), cleared_positions: z.number().int().min(0), cleared_fills: z.number().int().min(0) });
+
+export const AdminStateSchema = z.object({
+  controls: ControlsSchema,
+  markets: z.array(MarketSchema),
+  recent_messages: z.array(AdminMessageEntrySchema),
+  persistence: PersistenceStatusSchema,
+});
+
+export const ControlsResponse = z.object({ controls: ControlsSchema });
+
+export const ConfigLoadResponse = z.object({ controls: ControlsSchema, markets: z.array(MarketSchema) });
+
+export const SettlementSchema = z.object({
+  market: MarketSchema,
+  canceled_orders: z.number().int().min(0),
+  affected_traders: z.number().int().min(0),
+  settled_quantity: z.number().int().min(0),
+  settlement_price: U64,
+});
+
+export const DeletedMarketResponse = z.object({ market_id: z.string() });
+
+/** One line of GET /api/v1/admin/events: a sequenced event in canonical JSON. */
+export const EventLineSchema = z.object({
+  seq: z.number().int().min(1),
+  time: Timestamp,
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+}).meta({ id: 'Event' });

@@ -1,0 +1,74 @@
+// A route is declared once, with its access, input schemas, success and error responses and handler;
+// the express app mounts it and the OpenAPI document is generated from the same declaration, so the
+// two cannot drift apart.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { ErrorCode } from '../../commands/errors.ts';
+import type { TraderView } from '../../projections/views.ts';
+import type { ServerContext } from '../context.ts';
+
+export type Access = 'public' | 'trader' | 'admin';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+/** Returned by a handler that already answered (commands reply from the service, streams, pages). */
+export const REPLIED: unique symbol = Symbol('replied');
+export type Replied = typeof REPLIED;
+
+export interface Call<P, Q, B> {
+  readonly context: ServerContext;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** The authenticated caller on trader routes, null elsewhere. */
+  readonly trader: TraderView | null;
+  readonly apiKey: string | null;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
+export interface SuccessResponse {
+  readonly status: number;
+  readonly description: string;
+  /** The schema of the body (of each line, for NDJSON); omitted for pages and files. */
+  readonly schema?: z.ZodType;
+  /** application/json unless said otherwise. */
+  readonly contentType?: string;
+}
+
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  readonly method: Method;
+  /** OpenAPI form: /api/v1/orders/{order_id} */
+  readonly path: string;
+  readonly access: Access;
+  /** Counted against PER_USER_REQUESTS_PER_SECOND (the specification's Limits table). */
+  readonly rateLimited?: boolean;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  readonly success: SuccessResponse;
+  /** Refusals of this route besides the ones its access, body and method imply. */
+  readonly errors: readonly ErrorCode[];
+  handle(call: Call<z.output<P>, z.output<Q>, z.output<B>>): unknown;
+}
+
+export type AnyRoute = RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
+
+export function defineRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
+  spec: RouteSpec<P, Q, B>,
+): AnyRoute {
+  // Handlers are contravariant in their input; the mount parses with exactly these schemas.
+  return spec as unknown as AnyRoute;
+}
+
+/** The caller of a trader route (the mount authenticated it before the handler runs). */
+export function callerOf(call: { readonly trader: TraderView | null }): TraderView {
+  if (call.trader === null) throw new Error('route: trader handler called without an authenticated trader');
+  return call.trader;
+}
+
+export function expressPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

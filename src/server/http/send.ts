@@ -1,0 +1,26 @@
+// Writing responses. JSON goes out through res.end with a string, so Node sets Content-Length itself;
+// express's res.json would also hash the body for an ETag on every reply, which the order path can't afford.
+import type { ServerResponse } from 'node:http';
+import { DomainError } from '../../commands/errors.ts';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.statusCode = status;
+  res.setHeader('content-type', JSON_TYPE);
+  res.end(JSON.stringify(body));
+}
+
+/** Every REST error: `{"error": text}` with the registry code in `x-error-code`. */
+export function sendError(res: ServerResponse, error: DomainError): void {
+  if (res.headersSent) {
+    // A stream that already started cannot turn into an error reply; cutting it tells the client.
+    res.destroy();
+    return;
+  }
+  res.statusCode = error.status;
+  res.setHeader('x-error-code', error.code);
+  res.setHeader('content-type', JSON_TYPE);
+  res.end(JSON.stringify({ error: error.message }));
+}
