@@ -30,12 +30,19 @@ export class AdmissionClock {
   }
 }
 
+// Formatting runs once per command; the date-and-second prefix changes once a second, so it is cached.
+let cachedSecond = NaN;
+let cachedPrefix = '';
+
 /** RFC 3339 UTC with exactly six fractional digits. */
 export function formatMicros(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const iso = new Date(ms).toISOString(); // 2026-01-01T00:00:00.123Z
-  const sub = String(micros % 1000).padStart(3, '0');
-  return `${iso.slice(0, 23)}${sub}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20); // 2026-01-01T00:00:00.
+  }
+  const fraction = micros - second * 1_000_000;
+  return `${cachedPrefix}${String(fraction).padStart(6, '0')}Z`;
 }
 
 export function parseMicros(time: string): number {
