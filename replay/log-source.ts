@@ -97,7 +97,7 @@ export async function* readPostgres(url: string): AsyncGenerator<RawRecord[]> {
     }
     let batch: RawRecord[] = [];
     for await (const stored of streamStoredEvents(pool, 0)) {
-      batch.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash });
+      batch.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash, text: stored.text });
       if (batch.length >= BATCH) {
         yield batch;
         batch = [];

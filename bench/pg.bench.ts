@@ -1,0 +1,213 @@
+// `npm run bench:pg`: the PostgreSQL log. Prints figures, never passes or fails on time.
+//  1. sustained events/s through the batch writer (COPY, one transaction per batch) against one INSERT
+//     per event, measured in the same run on the same events;
+//  2. durable-ack order entry over HTTP (a child-process server, autocannon): orders/s and p99;
+//  3. recovery: events/s folded from PostgreSQL, and startup time with a snapshot near the head, and
+//     how long takeSnapshot blocks trading on that state.
+// BENCH_PG_EVENTS sets the log length (default 300000); BENCH_PG_SECONDS the HTTP run (default 10).
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import pg from 'pg';
+import { Exchange } from '../src/commands/exchange.ts';
+import { isDomainError } from '../src/commands/errors.ts';
+import type { ExchangeEvent } from '../src/events/types.ts';
+import { takeSnapshot } from '../src/projections/snapshot.ts';
+import { AdmissionClock } from '../src/server/clock.ts';
+import { createLogger } from '../src/server/logger.ts';
+import { dataOfCanonical } from '../src/server/persistence/postgres/copy-text.ts';
+import { canonicalJson } from '../src/events/canonical.ts';
+import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
+import { openPostgresPersistence } from '../src/server/persistence/postgres/postgres-persistence.ts';
+import { createDatabase, dropDatabase, postgresUnavailable } from '../test/support/postgres.ts';
+import { openInstance, pgConfig } from '../test/postgres/support/harness.ts';
+import { RandomSession, type Build } from '../test/postgres/support/random-session.ts';
+import { call, PROCESS_ADMIN_TOKEN, spawnServer } from '../test/postgres/support/server-process.ts';
+
+// autocannon ships no types; this is the part used here.
+interface CannonRequest {
+  method: string;
+  path: string;
+  setupRequest: (req: { path?: string; headers?: Record<string, string>; body?: string }, context: Record<string, unknown>) => { path?: string; headers?: Record<string, string>; body?: string };
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+}
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+}
+type Cannon = (options: { url: string; connections: number; duration: number; requests: CannonRequest[] }) => Promise<CannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
+
+const EVENTS = Number(process.env['BENCH_PG_EVENTS'] ?? 300_000);
+const HTTP_SECONDS = Number(process.env['BENCH_PG_SECONDS'] ?? 10);
+const NAIVE_EVENTS = 5_000;
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function generateEvents(count: number): { events: ExchangeEvent[]; exchange: Exchange } {
+  const exchange = new Exchange();
+  const clock = new AdmissionClock();
+  const builds = new RandomSession(exchange.state, 7, 40).builds();
+  const events: ExchangeEvent[] = [];
+  while (events.length < count) {
+    try {
+      events.push(exchange.execute((builds.next().value as Build)(clock.stamp())));
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+    }
+  }
+  return { events, exchange };
+}
+
+async function writerThroughput(url: string, events: ExchangeEvent[], batchSize: number): Promise<number> {
+  const config = pgConfig(url, { POSTGRES_WRITE_BATCH_SIZE: String(batchSize), SNAPSHOT_EVERY_EVENTS: '0' });
+  const persistence = await openPostgresPersistence(config, createLogger('warn'));
+  await persistence.recover(new Exchange({ log: persistence.log }));
+  const started = performance.now();
+  // As the service does: append while the queue has room, wait when it is full.
+  for (const event of events) {
+    const wait = persistence.capacity();
+    if (wait !== null) await wait;
+    persistence.log.append(event);
+  }
+  await persistence.durable(events[events.length - 1]?.seq ?? 0);
+  const seconds = (performance.now() - started) / 1000;
+  await persistence.close();
+  return events.length / seconds;
+}
+
+async function naiveInserts(url: string, events: ExchangeEvent[]): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  await client.query('create table events_naive (like events including all)');
+  let hash = GENESIS_HASH;
+  const started = performance.now();
+  for (const event of events) {
+    hash = chainHash(hash, event);
+    const text = canonicalJson(event);
+    await client.query('insert into events_naive (seq, type, time, data, hash, canonical) values ($1, $2, $3, $4, $5, $6)', [event.seq, event.type, event.time, dataOfCanonical(text, event.seq), hash, text]);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await client.end();
+  return events.length / seconds;
+}
+
+async function durableHttp(url: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number; total: number }> {
+  const server = await spawnServer({ STORAGE_BACKEND: 'postgres', DATABASE_URL: url, POSTGRES_DURABLE_ACKS: 'true', PER_USER_REQUESTS_PER_SECOND: '1000000', SNAPSHOT_EVERY_EVENTS: '0' });
+  try {
+    const admin = { admin: PROCESS_ADMIN_TOKEN };
+    await call(server.url, 'POST', '/api/v1/admin/config/load', admin, {
+      trading_enabled: true,
+      markets: [{ market_id: 'BENCH-USD', base_asset: 'BENCH', quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true }],
+    });
+    const connections = 64;
+    const keys: string[] = [];
+    for (let i = 0; i < connections; i++) {
+      const r = await call<{ profile: { api_key: string } }>(server.url, 'POST', '/api/v1/admin/users', admin, { username: `bench_${i}` });
+      keys.push(r.body.profile.api_key);
+    }
+    let next = 0;
+    // Each connection is one trader submitting an order that rests (no fill, so no position) and then
+    // cancelling it: every request is an accepted command with a durable ack, and exposure stays at
+    // one lot however long the run.
+    const result = await autocannon({
+      url: server.url,
+      connections,
+      duration: HTTP_SECONDS,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/orders',
+          setupRequest: (req, context) => {
+            context['key'] ??= keys[next++ % keys.length];
+            return { ...req, headers: { 'content-type': 'application/json', 'x-api-key': String(context['key']) }, body: JSON.stringify({ market: 'BENCH-USD', side: 'BUY', price: 50, quantity: 1 }) };
+          },
+          onResponse: (_status, body, context) => {
+            context['order'] = (JSON.parse(body) as { order?: { id: string } }).order?.id ?? 'none';
+          },
+        },
+        {
+          method: 'DELETE',
+          path: '/api/v1/orders/none',
+          setupRequest: (req, context) => ({ ...req, path: `/api/v1/orders/${String(context['order'])}`, headers: { 'x-api-key': String(context['key']) } }),
+        },
+      ],
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
+  } finally {
+    await server.kill('SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const unavailable = await postgresUnavailable();
+  if (unavailable !== null) {
+    console.log(`bench:pg skipped: ${unavailable}`);
+    return;
+  }
+  console.log(`bench:pg  node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`);
+  const generated = performance.now();
+  const { events, exchange: source } = generateEvents(EVENTS);
+  console.log(`generated ${fmt(events.length)} events from a random session in ${fmt(performance.now() - generated)} ms`);
+
+  const urls: string[] = [];
+  try {
+    // 1. Batch writer against one INSERT per event.
+    const naiveUrl = await createDatabase('bench_pg_naive');
+    urls.push(naiveUrl);
+    const bootstrap = await openInstance(naiveUrl);
+    await bootstrap.close();
+    const naive = await naiveInserts(naiveUrl, events.slice(0, NAIVE_EVENTS));
+    console.log(`\n1. write path`);
+    console.log(`   one INSERT per event (autocommit), ${fmt(NAIVE_EVENTS)} events: ${fmt(naive)} events/s`);
+    let logUrl = '';
+    for (const batch of [128, 1024]) {
+      const url = await createDatabase(`bench_pg_writer_${batch}`);
+      urls.push(url);
+      const rate = await writerThroughput(url, events, batch);
+      console.log(`   batch writer, COPY, POSTGRES_WRITE_BATCH_SIZE=${batch}, ${fmt(events.length)} events: ${fmt(rate)} events/s (${(rate / naive).toFixed(1)}x one INSERT per event)`);
+      logUrl = url;
+    }
+
+    // 3. Recovery from that log (before the HTTP run, which adds to another database).
+    console.log(`\n3. recovery (${fmt(events.length)} events in the log)`);
+    const full = await openInstance(logUrl, { SNAPSHOT_EVERY_EVENTS: '0' }, { ignoreSnapshots: true });
+    const head = full.persistence.recovery;
+    console.log(`   full fold from PostgreSQL (COPY TO, chain verified): ${fmt(head?.folded ?? 0)} events in ${fmt(head?.foldMs ?? 0)} ms = ${fmt((head?.folded ?? 0) / ((head?.foldMs ?? 1) / 1000))} events/s`);
+    const state = full.exchange.state;
+    const blockedRuns: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      const json = JSON.stringify(takeSnapshot(state));
+      blockedRuns.push(performance.now() - t);
+      bytes = json.length;
+    }
+    blockedRuns.sort((a, b) => a - b);
+    console.log(`   takeSnapshot + JSON.stringify on that state (${fmt(state.books.restingCount)} resting orders, ${fmt(state.fills.count)} fills, ${fmt(bytes / 1024)} KiB): blocks trading ${blockedRuns[2]?.toFixed(1)} ms (median of 5; max ${blockedRuns[4]?.toFixed(1)} ms)`);
+    await full.persistence.snapshotter.snapshotNow();
+    await full.close();
+    const startupRuns: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const instance = await openInstance(logUrl);
+      startupRuns.push(performance.now() - t);
+      await instance.close();
+    }
+    startupRuns.sort((a, b) => a - b);
+    console.log(`   startup with a snapshot at the head (connect, lock, migrate check, load snapshot, fold tail): ${startupRuns[1]?.toFixed(0)} ms (median of 3)`);
+    if (source.seq !== events.length) throw new Error('bench: generator and events disagree');
+
+    // 2. Durable acks over HTTP.
+    const httpUrl = await createDatabase('bench_pg_http');
+    urls.push(httpUrl);
+    console.log(`\n2. durable-ack order entry over HTTP (POSTGRES_DURABLE_ACKS=true, 64 connections, ${HTTP_SECONDS} s, server in a child process)`);
+    const http = await durableHttp(httpUrl);
+    console.log(`   ${fmt(http.rps)} commands/s (submit and cancel alternating), latency p50 ${http.p50} ms, p99 ${http.p99} ms (${fmt(http.total)} requests, ${http.non2xx} not 2xx)`);
+  } finally {
+    for (const url of urls) await dropDatabase(url);
+  }
+}
+
+await main();
