@@ -38,6 +38,7 @@ describe('HTTP authentication', () => {
         'POST /api/v1/admin/users',
         'POST /api/v1/admin/users/reset',
         'GET /api/v1/admin/state',
+        'GET /api/v1/admin/state-hash',
         'POST /api/v1/admin/trading/start',
         'POST /api/v1/admin/trading/stop',
         'POST /api/v1/admin/messages',

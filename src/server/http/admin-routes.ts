@@ -4,6 +4,7 @@ import { AdminMessageBody, ConfigLoadBody, CreateUserBody, MarketDefinitionBody,
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import { DEFAULT_MESSAGE_LIMIT, MessagesProjection } from '../../projections/messages.ts';
 import type { MarketView } from '../../projections/views.ts';
+import { stateHash } from '../../projections/state-hash.ts';
 import { hashApiKey, newApiKey } from '../clock.ts';
 import { eventsExportRoute } from './events-export.ts';
 import { MarketIdParams, MessagesQuery } from './http-inputs.ts';
@@ -18,6 +19,7 @@ import {
   ProfileResponse,
   ResetResponse,
   SettlementSchema,
+  StateHashResponse,
 } from './response-schemas.ts';
 import { defineRoute, type AnyRoute } from './route.ts';
 import { eventOf, runCommand } from './run-command.ts';
@@ -276,4 +278,20 @@ export const adminRoutes: readonly AnyRoute[] = [
       })),
   }),
   eventsExportRoute,
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/admin/state-hash',
+    access: 'admin',
+    tag: TAG,
+    summary: 'The state hash at the head of the log (for auditors)',
+    description:
+      'SHA-256 over a canonical serialization of every projection, with the seq it was taken at. Replaying the log up to that seq ' +
+      '(`npm run replay -- state --state-hash --until-seq N`) gives the same hash. Computed on demand: it reads the whole state.',
+    success: { status: 200, description: 'seq and state_hash', schema: StateHashResponse },
+    errors: [],
+    handle: (call) => {
+      const state = call.context.service.state;
+      return { seq: state.seq, state_hash: stateHash(state) };
+    },
+  }),
 ];

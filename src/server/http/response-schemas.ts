@@ -124,6 +124,8 @@ export const ProfileResponse = z.object({ profile: TraderProfileSchema });
 
 export const ResetResponse = z.object({ cleared_orders: z.number().int().min(0), cleared_positions: z.number().int().min(0), cleared_fills: z.number().int().min(0) });
 
+export const StateHashResponse = z.object({ seq: z.number().int().min(0), state_hash: z.string().regex(/^[0-9a-f]{64}$/) }).meta({ id: 'StateHash' });
+
 export const AdminStateSchema = z.object({
   controls: ControlsSchema,
   markets: z.array(MarketSchema),
