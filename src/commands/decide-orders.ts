@@ -51,11 +51,14 @@ function match(state: ExchangeState, c: CommandOf<'SubmitOrder'>): FillFact[] {
   const book = state.books.book(c.market);
   if (book === undefined) return [];
   const opposite = book.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  const best = opposite.bestLevel;
+  // Most orders do not cross: answer those without allocating the matching state.
+  if (best === null || (c.side === 'BUY' ? best.price > c.price : best.price < c.price)) return [];
   const fills: FillFact[] = [];
   const trial = new Map<string, PositionValues>();
   const takerSign = c.side === 'BUY' ? 1 : -1;
   let left = c.quantity;
-  let level = opposite.bestLevel;
+  let level: typeof best | null = best;
   while (left > 0 && level !== null && (c.side === 'BUY' ? level.price <= c.price : level.price >= c.price)) {
     for (let maker: RestingOrder | null = level.head; maker !== null && left > 0; maker = maker.next) {
       const quantity = Math.min(left, maker.remaining);
