@@ -1,0 +1,283 @@
+// WebSocket benchmark (`npm run bench:ws`). Prints figures, never passes or fails.
+//
+// 1. Order entry: acked submit_order/s over 10 and 100 connections against the real server, and the same
+//    client pattern against a plain `ws` echo server measured in the same run (the reference).
+// 2. Fan-out: 1,000 l3 subscribers and a paced order flow; deltas delivered/s and the time from the
+//    moment a command is sent to the moment each subscriber has its delta (p50/p99/max).
+//
+// The server (and the echo server) run on the main thread; load generators run in worker threads so
+// the server has a core of its own on the 2-core machine. Latency uses performance.timeOrigin +
+// performance.now(), comparable across threads, and a SharedArrayBuffer of send times.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { WebSocket, WebSocketServer } from 'ws';
+import { startServer, type RunningServer } from '../src/server/app.ts';
+import { hashApiKey, newApiKey } from '../src/server/clock.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { createLogger } from '../src/server/logger.ts';
+
+const now = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface EntryJob {
+  readonly role: 'entry';
+  readonly url: string;
+  readonly keys: readonly string[];
+  readonly market: string;
+  readonly window: number;
+  readonly seconds: number;
+  readonly echo: boolean;
+}
+
+interface SubscriberJob {
+  readonly role: 'subscribers';
+  readonly url: string;
+  readonly markets: readonly string[];
+  readonly count: number;
+  readonly sendTimes: SharedArrayBuffer;
+  readonly perMarket: number;
+  readonly bases: readonly number[];
+}
+
+interface DriverJob {
+  readonly role: 'driver';
+  readonly url: string;
+  readonly key: string;
+  readonly markets: readonly string[];
+  readonly rate: number;
+  readonly seconds: number;
+  readonly sendTimes: SharedArrayBuffer;
+  readonly perMarket: number;
+}
+
+type Job = EntryJob | SubscriberJob | DriverJob;
+
+async function open(url: string): Promise<WebSocket> {
+  const ws = new WebSocket(url, { skipUTF8Validation: true, perMessageDeflate: false });
+  await once(ws, 'open');
+  return ws;
+}
+
+// ---- workers -----------------------------------------------------------------------------------
+
+/** Each connection keeps `window` submit_order frames in flight and counts the replies to them. */
+async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: number; rejects: number }> {
+  const sockets = await Promise.all(job.keys.map(() => open(job.url)));
+  let acked = 0;
+  let rejects = 0;
+  let running = true;
+  const started = now();
+  await Promise.all(
+    sockets.map(async (ws, i) => {
+      if (!job.echo) {
+        ws.send(JSON.stringify({ op: 'authenticate', api_key: job.keys[i] }));
+        await new Promise<void>((resolve) => ws.once('message', () => ws.once('message', () => resolve()))); // heartbeat, authenticated
+      }
+      let n = 0;
+      const send = (): void => {
+        n++;
+        // Alternating sides at one price: each sell meets the trader's own resting buy, so positions stay flat.
+        ws.send(JSON.stringify({ op: 'submit_order', request_id: `r${n}`, market: job.market, side: n % 2 === 0 ? 'SELL' : 'BUY', price: 100, quantity: 1 }));
+      };
+      ws.on('message', (data) => {
+        const f = JSON.parse(String(data)) as { type?: string; op?: string };
+        if (job.echo ? f.op !== 'submit_order' : f.type !== 'ack' && f.type !== 'reject') return;
+        if (f.type === 'reject') rejects++;
+        acked++;
+        if (running) send();
+      });
+      for (let w = 0; w < job.window; w++) send();
+    }),
+  );
+  await sleep(job.seconds * 1000);
+  running = false;
+  const seconds = (now() - started) / 1000;
+  const result = { acked, seconds, rejects };
+  for (const ws of sockets) ws.terminate();
+  return result;
+}
+
+async function subscriberWorker(job: SubscriberJob): Promise<{ delivered: number; resyncs: number; gaps: number; latencies: Float64Array }> {
+  const sendTimes = new Float64Array(job.sendTimes);
+  const latencies = new Float64Array(8_000_000);
+  let samples = 0;
+  let delivered = 0;
+  let resyncs = 0;
+  let gaps = 0;
+  const SEQ = Buffer.from('"sequence":');
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < job.count; i++) {
+    const m = i % job.markets.length;
+    const ws = await open(job.url);
+    let last = -1;
+    ws.on('message', (data: Buffer) => {
+      // Cheap parse: deltas start {"type":"delta",...; read only the sequence.
+      if (data[9] === 0x64 /* d */) {
+        const at = data.indexOf(SEQ) + SEQ.length;
+        let seq = 0;
+        for (let j = at; data[j] !== 0x2c; j++) seq = seq * 10 + ((data[j] as number) - 48);
+        if (last >= 0 && seq !== last + 1) gaps++;
+        last = seq;
+        delivered++;
+        const k = seq - (job.bases[m] as number) - 1;
+        const sent = k >= 0 && k < job.perMarket ? (sendTimes[m * job.perMarket + k] as number) : 0;
+        if (sent > 0 && samples < latencies.length) latencies[samples++] = now() - sent;
+        return;
+      }
+      const f = JSON.parse(String(data)) as { type: string; sequence?: number };
+      if (f.type === 'snapshot') last = f.sequence ?? 0;
+      else if (f.type === 'resync_required') resyncs++;
+    });
+    ws.send(JSON.stringify({ op: 'subscribe', channel: 'l3', market: job.markets[m] }));
+    sockets.push(ws);
+  }
+  parentPort?.postMessage({ ready: true });
+  await once(parentPort as NonNullable<typeof parentPort>, 'message');
+  await sleep(500); // the tail of deliveries
+  for (const ws of sockets) ws.terminate();
+  return { delivered, resyncs, gaps, latencies: latencies.slice(0, samples) };
+}
+
+/** Sends `rate` commands/s, round-robin over markets, each one changing its book (rest, then cross). */
+async function driverWorker(job: DriverJob): Promise<{ sent: number; acked: number; seconds: number }> {
+  const sendTimes = new Float64Array(job.sendTimes);
+  const ws = await open(job.url);
+  ws.send(JSON.stringify({ op: 'authenticate', api_key: job.key }));
+  let acked = 0;
+  ws.on('message', (data: Buffer) => {
+    if (data.indexOf('"type":"ack"') >= 0) acked++;
+  });
+  await sleep(100);
+  const counts = job.markets.map(() => 0);
+  let sent = 0;
+  const started = now();
+  const total = job.rate * job.seconds;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((now() - started) / 1000) * job.rate));
+    for (; sent < due; sent++) {
+      const m = sent % job.markets.length;
+      const k = counts[m] as number;
+      counts[m] = k + 1;
+      if (k < job.perMarket) sendTimes[m * job.perMarket + k] = now();
+      ws.send(`{"op":"submit_order","market":"${job.markets[m] as string}","side":"${k % 2 === 0 ? 'BUY' : 'SELL'}","price":100,"quantity":1}`);
+    }
+    await sleep(1);
+  }
+  const seconds = (now() - started) / 1000;
+  await sleep(300);
+  ws.terminate();
+  return { sent, acked, seconds };
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+function runWorker<T>(job: Job, onMessage?: (worker: Worker, msg: unknown) => void): Promise<T> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  return new Promise<T>((resolve, reject) => {
+    worker.on('message', (msg: { result?: T }) => {
+      if (msg.result !== undefined) resolve(msg.result);
+      else onMessage?.(worker, msg);
+    });
+    worker.on('error', reject);
+  });
+}
+
+async function provision(server: RunningServer, n: number, markets: readonly string[]): Promise<string[]> {
+  const service = server.context.service;
+  for (const market of markets) {
+    const [base, quote] = market.split('-') as [string, string];
+    await service.execute((s) => ({ type: 'UpsertMarket', time: s.time, market: { market_id: market, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: null, enabled: true } }));
+  }
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = newApiKey();
+    await service.execute((s) => ({ type: 'ProvisionTrader', time: s.time, username: `bench-${markets[0]}-${i}`, trader_id: s.uuid(), api_key_hash: hashApiKey(key) }));
+    keys.push(key);
+  }
+  return keys;
+}
+
+async function echoServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const http = createServer();
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false });
+  wss.on('connection', (ws) => ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary })));
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  return {
+    url: `ws://127.0.0.1:${(http.address() as AddressInfo).port}/`,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => http.close(() => r()));
+    },
+  };
+}
+
+function quantile(sorted: Float64Array, q: number): number {
+  return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
+}
+
+async function fanOut(server: RunningServer, label: string, subscribers: number, marketCount: number, rate: number, seconds: number): Promise<void> {
+  const markets = Array.from({ length: marketCount }, (_, i) => `F${label}${i}-USD`);
+  const [key] = await provision(server, 1, markets);
+  const perMarket = Math.ceil((rate * seconds) / marketCount) + 10;
+  const sendTimes = new SharedArrayBuffer(8 * perMarket * marketCount);
+  const bases = markets.map((m) => server.context.service.state.marketData.sequence(m));
+  let release: (() => void) | null = null;
+  const subs = runWorker<{ delivered: number; resyncs: number; gaps: number; latencies: Float64Array }>(
+    { role: 'subscribers', url: server.wsUrl, markets, count: subscribers, sendTimes, perMarket, bases },
+    (worker) => {
+      release = () => worker.postMessage('stop');
+    },
+  );
+  while (release === null) await sleep(20);
+  const driven = await runWorker<{ sent: number; acked: number; seconds: number }>({ role: 'driver', url: server.wsUrl, key: key as string, markets, rate, seconds, sendTimes, perMarket });
+  (release as () => void)();
+  const r = await subs;
+  const lat = r.latencies.sort();
+  console.log(
+    `fan-out ${subscribers} subscribers over ${marketCount} market(s) at ${rate} cmd/s: sent ${(driven.sent / driven.seconds).toFixed(0)} cmd/s, acked ${driven.acked}/${driven.sent}; ` +
+      `delivered ${(r.delivered / driven.seconds).toFixed(0)} deltas/s (expected ${((driven.sent * subscribers) / marketCount / driven.seconds).toFixed(0)}); ` +
+      `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
+  const config = loadConfig({ BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent' });
+  const server = await startServer(config, createLogger('silent'));
+  const echo = await echoServer();
+  console.log(`node ${process.version}, ${seconds} s per measurement, WS_BROADCAST_BUFFER ${config.wsBroadcastBuffer}`);
+
+  for (const connections of [10, 100]) {
+    const window = Number(process.env["BENCH_WINDOW_" + connections] ?? (connections === 10 ? 32 : 8));
+    const market = `E${connections}-USD`;
+    const keys = await provision(server, connections, [market]);
+    const e = await runWorker<{ acked: number; seconds: number }>({ role: 'entry', url: echo.url, keys, market, window, seconds, echo: true });
+    const x = await runWorker<{ acked: number; seconds: number; rejects: number }>({ role: 'entry', url: server.wsUrl, keys, market, window, seconds, echo: false });
+    const echoRate = e.acked / e.seconds;
+    const rate = x.acked / x.seconds;
+    console.log(
+      `order entry, ${connections} connections x ${window} in flight: exchange ${rate.toFixed(0)} acked orders/s (${x.rejects} rejects), ` +
+        `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%`,
+    );
+  }
+  await echo.close();
+
+  const scenarios = (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:1:200,1000:1:2000').split(',');
+  for (const [i, s] of scenarios.entries()) {
+    const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
+    await fanOut(server, String(i), subs, marketCount, rate, seconds);
+  }
+  await server.close();
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  const job = workerData as Job;
+  const result = job.role === 'entry' ? await entryWorker(job) : job.role === 'subscribers' ? await subscriberWorker(job) : await driverWorker(job);
+  parentPort?.postMessage({ result });
+}

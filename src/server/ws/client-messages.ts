@@ -1,0 +1,80 @@
+// Client-to-server frames, parsed with zod. Order fields reuse the REST request schemas, so a value that
+// parses over one transport parses over the other, and value rules (ranges, ticks) are left to decide,
+// which applies them in the specification's order. A frame that fails here is a protocol error
+// (`invalid_message` or `unsupported_channel`), never a reject.
+import { z } from 'zod';
+import type { ErrorCode } from '../../commands/errors.ts';
+import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
+
+const RequestId = z.string().max(256).optional();
+const Market = z.string().max(128);
+
+const Authenticate = z.object({ op: z.literal('authenticate'), api_key: z.string().max(256) });
+const Subscribe = z.object({
+  op: z.literal('subscribe'),
+  channel: z.literal('l3'),
+  market: Market,
+  // Extensions: resume after this sequence from the ring of recent deltas, when the epoch still matches.
+  last_sequence: z.number().int().nonnegative().optional(),
+  epoch: z.string().max(128).optional(),
+});
+const Unsubscribe = z.object({ op: z.literal('unsubscribe'), channel: z.literal('l3'), market: Market });
+const Ping = z.object({ op: z.literal('ping'), request_id: RequestId });
+const SubmitOrder = SubmitOrderBody.extend({ op: z.literal('submit_order'), request_id: RequestId });
+const CancelOrder = z.object({ op: z.literal('cancel_order'), request_id: RequestId, order_id: z.string().max(128) });
+const AmendOrder = AmendOrderBody.extend({ op: z.literal('amend_order'), request_id: RequestId, order_id: z.string().max(128) });
+
+const SCHEMAS = {
+  authenticate: Authenticate,
+  subscribe: Subscribe,
+  unsubscribe: Unsubscribe,
+  ping: Ping,
+  submit_order: SubmitOrder,
+  cancel_order: CancelOrder,
+  amend_order: AmendOrder,
+} as const;
+
+export type ClientOp = keyof typeof SCHEMAS;
+export type ClientMessage = { [K in ClientOp]: z.infer<(typeof SCHEMAS)[K]> }[ClientOp];
+export type ClientMessageOf<K extends ClientOp> = z.infer<(typeof SCHEMAS)[K]>;
+
+export type ParseResult =
+  | { readonly ok: true; readonly message: ClientMessage }
+  | { readonly ok: false; readonly code: ErrorCode; readonly error: string; readonly requestId?: string };
+
+const OPS = Object.keys(SCHEMAS) as ClientOp[];
+
+function isOp(value: unknown): value is ClientOp {
+  return typeof value === 'string' && Object.hasOwn(SCHEMAS, value);
+}
+
+function failure(code: ErrorCode, error: string, requestId?: unknown): ParseResult {
+  return typeof requestId === 'string' ? { ok: false, code, error, requestId } : { ok: false, code, error };
+}
+
+/** Parses one text frame. */
+export function parseClientMessage(text: string): ParseResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return failure('invalid_message', 'malformed JSON');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return failure('invalid_message', 'expected a JSON object with an "op" field');
+  const frame = raw as Record<string, unknown>;
+  const op = frame['op'];
+  const requestId = frame['request_id'];
+  if (op === undefined) return failure('invalid_message', 'missing "op"', requestId);
+  if (!isOp(op)) return failure('invalid_message', `unknown op ${JSON.stringify(op)}; expected one of ${OPS.join(', ')}`, requestId);
+  // The channel is judged before the rest, so `{"op":"subscribe","channel":"l2"}` says what is wrong.
+  if ((op === 'subscribe' || op === 'unsubscribe') && typeof frame['channel'] === 'string' && frame['channel'] !== 'l3') {
+    return failure('unsupported_channel', 'only the l3 channel is supported');
+  }
+  const parsed = SCHEMAS[op].safeParse(frame);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+    return failure('invalid_message', `${op}: ${where}${issue?.message ?? 'invalid message'}`, requestId);
+  }
+  return { ok: true, message: parsed.data as ClientMessage };
+}

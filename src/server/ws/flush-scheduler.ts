@@ -1,0 +1,30 @@
+// Coalesces writes: every queue that got frames during one turn of the event loop is flushed once,
+// after the turn's I/O callbacks, so a burst of deltas reaches each socket as one write instead of one
+// system call per frame.
+
+export interface Flushable {
+  flush(): void;
+}
+
+export class FlushScheduler {
+  private dirty = new Set<Flushable>();
+  private spare = new Set<Flushable>();
+  private scheduled = false;
+
+  private readonly run = (): void => {
+    this.scheduled = false;
+    const batch = this.dirty;
+    this.dirty = this.spare;
+    this.spare = batch;
+    for (const q of batch) q.flush();
+    batch.clear();
+  };
+
+  schedule(queue: Flushable): void {
+    this.dirty.add(queue);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// The WebSocket gateway at /ws on the service's own HTTP server: upgrades, the connections, the routing
+// of the service's publications to them, heartbeats and dead-peer detection. It listens to
+// ExchangeService.publications$ (not the state's raw subjects) so every ack precedes the events its
+// command caused, also when acks wait for durability.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Subscription as RxSubscription } from 'rxjs';
+import { WebSocket, WebSocketServer } from 'ws';
+import { nowRfc3339 } from '../clock.ts';
+import type { ServerContext } from '../context.ts';
+import type { Publication } from '../service.ts';
+import { Connection } from './connection.ts';
+import { ConnectionRegistry } from './connection-registry.ts';
+import { FlushScheduler } from './flush-scheduler.ts';
+import { heartbeatFrame } from './frames.ts';
+import { DEFAULT_WS_OPTIONS, hardCap, type WsGatewayOptions } from './gateway-options.ts';
+import { MessageHandler } from './message-handler.ts';
+
+export const WS_PATH = '/ws';
+
+export class WsGateway {
+  private readonly context: ServerContext;
+  private readonly options: WsGatewayOptions;
+  private readonly wss: WebSocketServer;
+  private readonly registry: ConnectionRegistry;
+  private readonly handler: MessageHandler;
+  private readonly scheduler = new FlushScheduler();
+  private readonly publications: RxSubscription;
+  private readonly timer: NodeJS.Timeout;
+  private nextId = 1;
+  private closing: Promise<void> | null = null;
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.upgrade(req, socket, head);
+
+  constructor(context: ServerContext, http: Server, options: Partial<WsGatewayOptions> = {}) {
+    this.context = context;
+    this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, ...options };
+    // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
+    this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences());
+    this.handler = new MessageHandler(context, this.registry, this.options);
+    this.publications = context.service.publications$.subscribe((p) => this.publish(p));
+    this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
+    this.timer.unref();
+    http.on('upgrade', this.onUpgrade);
+  }
+
+  get connectionCount(): number {
+    return this.registry.all.size;
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (path !== WS_PATH || this.closing !== null) {
+      const [status, text] = this.closing !== null ? ['503 Service Unavailable', 'service is shutting down'] : ['404 Not Found', 'no such route'];
+      const body = JSON.stringify({ error: text });
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket));
+  }
+
+  private accept(ws: WebSocket, socket: Duplex): void {
+    const limits = { ...this.options, hardCap: hardCap(this.options.broadcastBuffer) };
+    const connection = new Connection(this.nextId++, ws, socket, limits, this.scheduler, this.handler);
+    this.registry.add(connection);
+    ws.on('close', () => {
+      connection.markClosed();
+      this.registry.remove(connection);
+    });
+    ws.on('error', (err) => this.context.logger.debug({ err, connection: connection.id }, 'ws connection error'));
+    connection.send(this.heartbeat(connection));
+  }
+
+  private publish(p: Publication): void {
+    switch (p.kind) {
+      case 'delta':
+        this.registry.onDelta(p.delta);
+        break;
+      case 'private':
+        this.registry.onPrivate(p.event);
+        break;
+      case 'admin_message':
+        this.registry.onAdminMessage(p.message);
+        break;
+      case 'account_resync':
+        this.registry.onAccountResync();
+        break;
+      case 'event':
+        break;
+    }
+  }
+
+  private heartbeat(connection: Connection): string {
+    const sequences: Record<string, number> = {};
+    for (const market of connection.subscriptions.keys()) sequences[market] = this.registry.publishedSequence(market);
+    return heartbeatFrame(nowRfc3339(), this.context.epoch, sequences);
+  }
+
+  // One timer for all connections: a peer that answered neither the last ping nor sent anything since
+  // is gone; the others get a ping and a heartbeat.
+  private tick(): void {
+    for (const connection of this.registry.all) {
+      if (!connection.alive) {
+        this.context.logger.debug({ connection: connection.id }, 'ws peer did not answer ping; terminating');
+        connection.markClosed();
+        connection.ws.terminate();
+        continue;
+      }
+      connection.alive = false;
+      if (connection.ws.readyState !== WebSocket.OPEN) continue;
+      connection.ws.ping();
+      connection.send(this.heartbeat(connection));
+    }
+  }
+
+  /** Terminates every client and stops the timers; new upgrades are refused from now on. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.timer);
+      this.publications.unsubscribe();
+      for (const connection of [...this.registry.all]) {
+        connection.markClosed();
+        connection.ws.terminate();
+        this.registry.remove(connection);
+      }
+      // The upgrade listener stays: until the HTTP server itself closes, late upgrades get a 503
+      // instead of a socket that nobody answers.
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,207 @@
+// The protocol: what each client frame does. Order operations go through ExchangeService.execute, the
+// same admission path as REST (and, unlike REST, no rate limit); the ack is queued from the service's
+// reply hook, which runs before the command's publications go out, so it precedes the events it caused.
+import { ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import type { Command } from '../../commands/types.ts';
+import type { ExchangeEvent } from '../../events/types.ts';
+import { orderView } from '../../projections/books.ts';
+import { changedOrderReply, submitReply } from '../../projections/order-replies.ts';
+import type { OrderView } from '../../projections/views.ts';
+import type { Stamp } from '../clock.ts';
+import { hashApiKey } from '../clock.ts';
+import type { ServerContext } from '../context.ts';
+import { parseClientMessage, type ClientMessage, type ClientMessageOf } from './client-messages.ts';
+import type { Connection, Incoming, IncomingHandler } from './connection.ts';
+import type { ConnectionRegistry } from './connection-registry.ts';
+import {
+  authenticatedFrame,
+  errorFrame,
+  orderAckFrame,
+  pongFrame,
+  rejectFrame,
+  snapshotFrame,
+  submitAckFrame,
+  subscribedFrame,
+  unsubscribedFrame,
+  type TradingOp,
+} from './frames.ts';
+
+export interface MessageHandlerLimits {
+  readonly maxMessageBytes: number;
+  readonly maxSubscriptions: number;
+  readonly broadcastBuffer: number;
+}
+
+export class MessageHandler implements IncomingHandler {
+  private readonly context: ServerContext;
+  private readonly registry: ConnectionRegistry;
+  private readonly limits: MessageHandlerLimits;
+
+  constructor(context: ServerContext, registry: ConnectionRegistry, limits: MessageHandlerLimits) {
+    this.context = context;
+    this.registry = registry;
+    this.limits = limits;
+  }
+
+  stalled(connection: Connection): void {
+    this.context.logger.warn({ connection: connection.id, depth: connection.queue.depth }, 'ws client stopped reading; terminating');
+    connection.markClosed();
+    connection.ws.terminate();
+  }
+
+  handle(connection: Connection, incoming: Incoming): Promise<void> | undefined {
+    switch (incoming.kind) {
+      case 'binary':
+        connection.send(errorFrame('invalid_message', 'binary frames are not supported; send JSON text frames'));
+        return undefined;
+      case 'too_large':
+        connection.send(errorFrame('invalid_message', `frame of ${incoming.bytes} bytes exceeds the limit of ${this.limits.maxMessageBytes} bytes`));
+        return undefined;
+      case 'text': {
+        const parsed = parseClientMessage(incoming.text);
+        if (!parsed.ok) {
+          connection.send(errorFrame(parsed.code, parsed.error, parsed.requestId));
+          return undefined;
+        }
+        return this.dispatch(connection, parsed.message);
+      }
+    }
+  }
+
+  private dispatch(connection: Connection, message: ClientMessage): Promise<void> | undefined {
+    switch (message.op) {
+      case 'authenticate':
+        this.authenticate(connection, message);
+        return undefined;
+      case 'subscribe':
+        this.subscribe(connection, message);
+        return undefined;
+      case 'unsubscribe':
+        this.registry.unsubscribe(connection, message.market);
+        connection.send(unsubscribedFrame(message.market));
+        return undefined;
+      case 'ping':
+        connection.send(pongFrame(message.request_id ?? null));
+        return undefined;
+      case 'submit_order':
+        return this.trade(
+          connection,
+          'submit_order',
+          message.request_id,
+          (stamp, traderId) => ({
+            type: 'SubmitOrder',
+            time: stamp.time,
+            trader_id: traderId,
+            market: message.market,
+            side: message.side,
+            price: message.price,
+            quantity: message.quantity,
+            order_id: stamp.uuid(),
+            fill_id_seed: stamp.uuid(),
+          }),
+          (event, requestId) => (event.type === 'OrderSubmitted' ? submitAckFrame(requestId, submitReply(event)) : null),
+        );
+      case 'cancel_order':
+      case 'amend_order':
+        return this.changeOrder(connection, message);
+    }
+  }
+
+  private authenticate(connection: Connection, message: ClientMessageOf<'authenticate'>): void {
+    const trader = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
+    // A failed attempt leaves the connection unauthenticated rather than silently keeping an identity
+    // the client just tried to replace.
+    this.registry.setTrader(connection, trader ?? null);
+    if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
+    else connection.send(authenticatedFrame(trader.trader_id, trader.username));
+  }
+
+  private subscribe(connection: Connection, message: ClientMessageOf<'subscribe'>): void {
+    const { market } = message;
+    if (!connection.subscriptions.has(market) && connection.subscriptions.size >= this.limits.maxSubscriptions) {
+      connection.send(errorFrame('invalid_message', `too many subscriptions: at most ${this.limits.maxSubscriptions} markets per connection`));
+      return;
+    }
+    const feed = this.context.service.state.marketData;
+    const epoch = this.context.epoch;
+    if (message.last_sequence !== undefined && (message.epoch === undefined || message.epoch === epoch)) {
+      const replay = feed.deltasAfter(market, message.last_sequence);
+      // A replay that would overflow the budget at once is worse than a snapshot: send the snapshot.
+      if (replay !== null && connection.queue.depth + replay.length + 1 < this.limits.broadcastBuffer) {
+        this.registry.subscribe(connection, market, message.last_sequence);
+        connection.send(subscribedFrame(market, message.last_sequence, epoch));
+        for (const delta of replay) this.registry.deliver(connection, delta);
+        return;
+      }
+    }
+    const snapshot = feed.snapshot(market);
+    this.registry.subscribe(connection, market, snapshot.sequence);
+    connection.send(snapshotFrame(snapshot, epoch));
+  }
+
+  private changeOrder(connection: Connection, message: ClientMessageOf<'cancel_order'> | ClientMessageOf<'amend_order'>): Promise<void> | undefined {
+    // The reply shows the whole order, which the event does not record: take it as it rests at admission.
+    let before: OrderView | null = null;
+    const books = this.context.service.state.books;
+    const capture = (orderId: string): void => {
+      const resting = books.order(orderId);
+      before = resting === undefined ? null : orderView(resting);
+    };
+    const ack = (event: ExchangeEvent, requestId: string | null): string | null =>
+      before !== null && (event.type === 'OrderCanceled' || event.type === 'OrderAmended') ? orderAckFrame(message.op, requestId, changedOrderReply(before, event)) : null;
+    if (message.op === 'cancel_order') {
+      return this.trade(
+        connection,
+        'cancel_order',
+        message.request_id,
+        (stamp, traderId) => {
+          capture(message.order_id);
+          return { type: 'CancelOrder', time: stamp.time, trader_id: traderId, order_id: message.order_id };
+        },
+        ack,
+      );
+    }
+    return this.trade(
+      connection,
+      'amend_order',
+      message.request_id,
+      (stamp, traderId) => {
+        capture(message.order_id);
+        return { type: 'AmendOrder', time: stamp.time, trader_id: traderId, order_id: message.order_id, remaining: message.remaining };
+      },
+      ack,
+    );
+  }
+
+  private trade(
+    connection: Connection,
+    op: TradingOp,
+    rawRequestId: string | undefined,
+    build: (stamp: Stamp, traderId: string) => Command,
+    ackFrame: (event: ExchangeEvent, requestId: string | null) => string | null,
+  ): Promise<void> | undefined {
+    const requestId = rawRequestId ?? null;
+    const trader = connection.trader;
+    if (trader === null) {
+      connection.send(rejectFrame(op, requestId, 'unauthenticated', ERRORS.unauthenticated.message));
+      return undefined;
+    }
+    return this.context.service
+      .execute(
+        (stamp) => build(stamp, trader.trader_id),
+        (event) => {
+          const frame = ackFrame(event, requestId);
+          if (frame !== null) connection.send(frame);
+          else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
+        },
+      )
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
+          if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
+          connection.send(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message));
+        },
+      );
+  }
+}

@@ -1,0 +1,108 @@
+// One connection's outbound path, bounded in messages and bytes. Frames wait in our own FIFO and are
+// handed to the socket in batches (one corked write per flush) while the socket is not backed up; a
+// frame handed over stays counted until its write callback says the kernel took it. So `depth` counts
+// every message this connection still holds anywhere in the process, which is what the
+// WS_BROADCAST_BUFFER budget limits, and a client that stops reading can never grow our memory.
+import type { Duplex } from 'node:stream';
+import { WebSocket } from 'ws';
+import type { FlushScheduler } from './flush-scheduler.ts';
+
+export interface OutboundLimits {
+  /** Depth at which broadcast frames are refused (the subscription lags). */
+  readonly broadcastBuffer: number;
+  /** Depth at which any frame is refused (the peer has stalled). */
+  readonly hardCap: number;
+  readonly maxQueuedBytes: number;
+  readonly socketHighWaterBytes: number;
+}
+
+const TEXT = { binary: false } as const;
+
+export class OutboundQueue {
+  private items: (string | Buffer | undefined)[] = [];
+  private head = 0;
+  private inFlight = 0;
+  private queuedBytes = 0;
+  private readonly ws: WebSocket;
+  private readonly socket: Duplex;
+  private readonly limits: OutboundLimits;
+  private readonly scheduler: FlushScheduler;
+  // One callback for every write, not a closure per frame.
+  private readonly written = (): void => {
+    this.inFlight--;
+    if (this.head < this.items.length) this.scheduler.schedule(this);
+  };
+
+  constructor(ws: WebSocket, socket: Duplex, limits: OutboundLimits, scheduler: FlushScheduler) {
+    this.ws = ws;
+    this.socket = socket;
+    this.limits = limits;
+    this.scheduler = scheduler;
+  }
+
+  /** Messages held for this connection: queued here plus handed to the socket and not yet written. */
+  get depth(): number {
+    return this.inFlight + this.items.length - this.head;
+  }
+
+  private bytesHeld(): number {
+    return this.queuedBytes + this.ws.bufferedAmount;
+  }
+
+  /** A broadcast frame (an l3 delta); false when the budget is used up and the frame was not queued. */
+  offerBroadcast(frame: Buffer): boolean {
+    if (this.depth >= this.limits.broadcastBuffer || this.bytesHeld() + frame.length > this.limits.maxQueuedBytes) return false;
+    this.enqueue(frame, frame.length);
+    return true;
+  }
+
+  /** Any other frame; false when the peer holds so much unread that it has stalled (nothing queued). */
+  push(frame: string | Buffer): boolean {
+    if (this.depth >= this.limits.hardCap) return false;
+    // One frame always fits when nothing is held, so a large snapshot still reaches an idle client.
+    if (this.depth > 0 && this.bytesHeld() + frame.length > this.limits.maxQueuedBytes) return false;
+    this.enqueue(frame, frame.length);
+    return true;
+  }
+
+  private enqueue(frame: string | Buffer, bytes: number): void {
+    this.items.push(frame);
+    this.queuedBytes += bytes;
+    this.scheduler.schedule(this);
+  }
+
+  flush(): void {
+    if (this.ws.readyState !== WebSocket.OPEN) {
+      this.clear();
+      return;
+    }
+    if (this.head === this.items.length) return;
+    this.socket.cork();
+    try {
+      while (this.head < this.items.length && this.ws.bufferedAmount < this.limits.socketHighWaterBytes) {
+        const frame = this.items[this.head] as string | Buffer;
+        this.items[this.head] = undefined;
+        this.head++;
+        this.queuedBytes -= frame.length;
+        this.inFlight++;
+        this.ws.send(frame, TEXT, this.written);
+      }
+    } finally {
+      this.socket.uncork();
+    }
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Drops everything not yet handed to the socket (the connection is closing). */
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+    this.queuedBytes = 0;
+  }
+}
