@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import { prng } from '../replay/prng.ts';
 
 interface CannonResult {
   requests: { average: number; total: number };
@@ -104,18 +105,6 @@ async function admin(url: string, method: string, path: string, body?: unknown):
   const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
-}
-
-/** A small deterministic PRNG (mulberry32), so every run sends the same order stream. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function run(label: string, url: string, requests: CannonRequest[]): Promise<CannonResult> {

@@ -8,6 +8,7 @@ import type { ExchangeEvent } from '../../../src/events/types.ts';
 import type { ExchangeState } from '../../../src/projections/exchange-state.ts';
 import type { Stamp } from '../../../src/server/clock.ts';
 import type { ExchangeService } from '../../../src/server/service.ts';
+import { prng } from '../../../replay/prng.ts';
 
 export type Build = (stamp: Stamp) => Command;
 
@@ -20,18 +21,6 @@ export const SESSION_MARKETS: readonly MarketInput[] = [
 // Text that must survive COPY's escaping and jsonb: tabs, newlines, backslashes, quotes, non-ASCII,
 // and (kept exactly only through data_exact) a NUL and a lone surrogate.
 const BODIES = ['plain', 'tab\there', 'line\nbreak\r\n', 'back\\slash \\N \\t', 'quote " and \'', 'ünïcødé ✓ 🚀', 'nul\u0000inside', 'lone \ud800 surrogate'];
-
-/** mulberry32: small, fast, seeded. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class RandomSession {
   private readonly rand: () => number;
