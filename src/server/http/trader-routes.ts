@@ -4,6 +4,11 @@ import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { POSITION_LIMIT } from '../../commands/rules.ts';
 import { orderView } from '../../projections/books.ts';
 import type { OrderView } from '../../projections/views.ts';
+import { changedOrderReply, submitReply } from '../../projections/order-replies.ts';
+import type { Command } from '../../commands/types.ts';
+import type { Stamp } from '../clock.ts';
+import type { ServerContext } from '../context.ts';
+import type { ServerResponse } from 'node:http';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import {
   FillSchema,
@@ -15,10 +20,32 @@ import {
   SubmitOrderResponse,
   TraderProfileSchema,
 } from './response-schemas.ts';
-import { callerOf, defineRoute, type AnyRoute } from './route.ts';
+import { callerOf, defineRoute, type AnyRoute, type Replied } from './route.ts';
 import { eventOf, runCommand } from './run-command.ts';
 
 const TAG = 'Trader';
+
+/**
+ * Amend or cancel: the reply is the order as it rested when the command was admitted (quantity and
+ * created_at never change), with the remaining the event records.
+ */
+function changeOrder(context: ServerContext, res: ServerResponse, orderId: string, build: (s: Stamp) => Command): Promise<Replied> {
+  let before: OrderView | null = null;
+  return runCommand(
+    context,
+    res,
+    200,
+    (s) => {
+      const resting = context.service.state.books.order(orderId);
+      before = resting === undefined ? null : orderView(resting);
+      return build(s);
+    },
+    (event) => {
+      if (before === null || (event.type !== 'OrderAmended' && event.type !== 'OrderCanceled')) throw new Error(`unexpected ${event.type} for an order change`);
+      return { order: changedOrderReply(before, event) };
+    },
+  );
+}
 
 export const traderRoutes: readonly AnyRoute[] = [
   defineRoute({
@@ -137,22 +164,7 @@ export const traderRoutes: readonly AnyRoute[] = [
         call.res,
         201,
         (s) => ({ type: 'SubmitOrder', time: s.time, trader_id: traderId, market: b.market, side: b.side, price: b.price, quantity: b.quantity, order_id: s.uuid(), fill_id_seed: s.uuid() }),
-        (event) => {
-          const { order, fills, remaining } = eventOf(event, 'OrderSubmitted').data;
-          return {
-            order: { id: order.id, trader_id: order.trader_id, market: order.market, side: order.side, price: order.price, quantity: order.quantity, remaining, created_at: event.time },
-            fills: fills.map((f) => ({
-              fill_id: f.fill_id,
-              market: order.market,
-              maker_order_id: f.maker_order_id,
-              taker_order_id: order.id,
-              price: f.price,
-              quantity: f.quantity,
-              occurred_at: event.time,
-            })),
-            resting: remaining > 0,
-          };
-        },
+        (event) => submitReply(eventOf(event, 'OrderSubmitted')),
       );
     },
   }),
@@ -170,21 +182,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     errors: ['invalid_remaining', 'invalid_amend', 'order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      const orderId = call.params.order_id;
-      const books = call.context.service.state.books;
-      let before: OrderView | null = null;
-      return runCommand(
-        call.context,
-        call.res,
-        200,
-        (s) => {
-          // Read just before deciding: quantity and created_at are fixed for the order's life.
-          const resting = books.order(orderId);
-          before = resting === undefined ? null : orderView(resting);
-          return { type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: orderId, remaining: call.body.remaining };
-        },
-        (event) => ({ order: { ...(before as OrderView), remaining: eventOf(event, 'OrderAmended').data.remaining } }),
-      );
+      return changeOrder(call.context, call.res, call.params.order_id, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id, remaining: call.body.remaining }));
     },
   }),
   defineRoute({
@@ -200,20 +198,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     errors: ['order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      const orderId = call.params.order_id;
-      const books = call.context.service.state.books;
-      let before: OrderView | null = null;
-      return runCommand(
-        call.context,
-        call.res,
-        200,
-        (s) => {
-          const resting = books.order(orderId);
-          before = resting === undefined ? null : orderView(resting);
-          return { type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: orderId };
-        },
-        (event) => ({ order: { ...(before as OrderView), remaining: eventOf(event, 'OrderCanceled').data.remaining } }),
-      );
+      return changeOrder(call.context, call.res, call.params.order_id, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id }));
     },
   }),
 ];
