@@ -7,6 +7,7 @@ import { AdmissionClock } from './clock.ts';
 import { DEFAULT_ADMIN_TOKEN, type Config } from './config.ts';
 import type { ServerContext } from './context.ts';
 import { createHttpApp } from './http/app.ts';
+import { withDashboard } from './http-static.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { InMemoryPersistence } from './persistence/in-memory.ts';
 import type { Persistence } from './persistence/persistence.ts';
@@ -44,7 +45,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const service = new ExchangeService(exchange, persistence, clock, { durableAcks: config.storageBackend === 'postgres' && config.postgresDurableAcks });
   const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch };
   const app = createHttpApp(context);
-  const http = createServer(app);
+  // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
+  const http = createServer(withDashboard(app));
   const gateway = new WsGateway(context, http);
 
   await new Promise<void>((resolve, reject) => {

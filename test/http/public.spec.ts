@@ -53,7 +53,11 @@ describe('HTTP public routes and transport', () => {
 
   it('an unknown route is 404 JSON, a wrong method 405 JSON with Allow', async () => {
     expectError(await c.request('GET', '/api/v1/nothing'), 404, 'not_found', 'no such route: GET /api/v1/nothing');
-    expectError(await c.request('GET', '/'), 404, 'not_found');
+    expectError(await c.request('GET', '/nothing'), 404, 'not_found');
+    // `/` itself is the dashboard.
+    const page = await c.request('GET', '/');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
     const wrong = await c.request('PUT', '/api/v1/orders', { apiKey: key });
     expectError(wrong, 405, 'method_not_allowed', 'method PUT not allowed on /api/v1/orders; allowed: POST');
     expect(wrong.headers.get('allow')).to.equal('POST');

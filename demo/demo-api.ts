@@ -1,0 +1,78 @@
+// The demo's bots are ordinary API clients: REST with fetch and the x-api-key header, WebSocket with
+// the platform's WebSocket and the documented frames (typed by the dashboard's own protocol module).
+// Nothing here reaches into the server's internals.
+import { parseServerMessage, type ServerMessage } from '../web/src/server-messages.ts';
+
+export class DemoApiError extends Error {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export interface Credentials {
+  readonly apiKey?: string;
+  readonly adminToken?: string;
+}
+
+export async function rest<T>(baseUrl: string, method: string, path: string, credentials: Credentials, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (credentials.apiKey !== undefined) headers['x-api-key'] = credentials.apiKey;
+  if (credentials.adminToken !== undefined) headers['authorization'] = `Bearer ${credentials.adminToken}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: string }).error ?? text;
+    } catch {
+      // keep the raw text
+    }
+    throw new DemoApiError(res.status, message);
+  }
+  return JSON.parse(text) as T;
+}
+
+/** A WebSocket that reconnects and runs `onOpen` (authenticate, subscribe) on every connection. */
+export class DemoSocket {
+  private ws: WebSocket | null = null;
+  private closed = false;
+  private readonly url: string;
+  private readonly onOpen: (socket: DemoSocket) => void;
+  private readonly onFrame: (message: ServerMessage) => void;
+
+  constructor(url: string, onOpen: (socket: DemoSocket) => void, onFrame: (message: ServerMessage) => void) {
+    this.url = url;
+    this.onOpen = onOpen;
+    this.onFrame = onFrame;
+    this.connect();
+  }
+
+  send(frame: object): boolean {
+    if (this.ws === null || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.ws?.close();
+  }
+
+  private connect(): void {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener('open', () => this.onOpen(this));
+    ws.addEventListener('message', (event: MessageEvent) => {
+      const message = typeof event.data === 'string' ? parseServerMessage(event.data) : null;
+      if (message !== null) this.onFrame(message);
+    });
+    ws.addEventListener('error', () => undefined);
+    ws.addEventListener('close', () => {
+      if (!this.closed) setTimeout(() => this.connect(), 500);
+    });
+  }
+}

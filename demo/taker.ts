@@ -1,0 +1,124 @@
+// A taking bot: watches the books over the WebSocket without authenticating (as a spectator may) and
+// trades over REST, crossing the spread when a quote strays from the fair value and now and then at
+// random. A remainder that would rest is cancelled at once. About two REST requests per action and at
+// most a few actions a second stay far under the 100/s limit; it stops adding to a side beyond ±600.
+import { L3Book } from '../web/src/l3-book.ts';
+import type { ServerMessage } from '../web/src/server-messages.ts';
+import { DemoApiError, DemoSocket, rest } from './demo-api.ts';
+import type { DemoMarket } from './demo-market.ts';
+import type { FairValue } from './fair-value.ts';
+import type { BotEndpoints } from './market-maker.ts';
+import type { Prng } from './prng.ts';
+
+const POSITION_SOFT_LIMIT = 600;
+
+interface SubmitReply {
+  readonly order: { readonly id: string; readonly remaining: number };
+  readonly fills: readonly { readonly quantity: number }[];
+  readonly resting: boolean;
+}
+
+export class Taker {
+  readonly name: string;
+  private readonly endpoints: BotEndpoints;
+  private readonly apiKey: string;
+  private readonly markets: readonly DemoMarket[];
+  private readonly fair: ReadonlyMap<string, FairValue>;
+  private readonly rng: Prng;
+  private readonly socket: DemoSocket;
+  private readonly books = new Map<string, L3Book>();
+  private readonly net = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private actions = 0;
+  trades = 0;
+  /** 429 answers seen; the demo's own test expects none. */
+  rateLimited = 0;
+
+  constructor(name: string, endpoints: BotEndpoints, apiKey: string, markets: readonly DemoMarket[], fair: ReadonlyMap<string, FairValue>, rng: Prng) {
+    this.name = name;
+    this.endpoints = endpoints;
+    this.apiKey = apiKey;
+    this.markets = markets;
+    this.fair = fair;
+    this.rng = rng;
+    for (const m of markets) this.books.set(m.market_id, new L3Book(m.market_id));
+    this.socket = new DemoSocket(
+      endpoints.wsUrl,
+      (s) => {
+        for (const m of markets) s.send({ op: 'subscribe', channel: 'l3', market: m.market_id });
+      },
+      (f) => this.onFrame(f),
+    );
+  }
+
+  start(): void {
+    const next = (): void => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        void this.act().finally(next);
+      }, this.rng.int(250, 1200));
+    };
+    next();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.socket.close();
+  }
+
+  private onFrame(message: ServerMessage): void {
+    if (message.type !== 'snapshot' && message.type !== 'delta' && message.type !== 'resync_required') return;
+    const book = message.market === null ? undefined : this.books.get(message.market);
+    if (book === undefined) return;
+    if (message.type === 'snapshot') book.loadSnapshot(message);
+    else if (message.type === 'resync_required' || book.applyDelta(message) === 'gap') {
+      book.invalidate();
+      this.socket.send({ op: 'subscribe', channel: 'l3', market: book.market });
+    }
+  }
+
+  private async act(): Promise<void> {
+    this.actions += 1;
+    if (this.actions % 10 === 1) await this.readPositions();
+    const market = this.markets[this.rng.int(0, this.markets.length - 1)];
+    if (market === undefined) return;
+    const book = this.books.get(market.market_id);
+    const fair = this.fair.get(market.market_id);
+    if (book === undefined || !book.ready || fair === undefined) return;
+    const bid = book.bestBid();
+    const ask = book.bestAsk();
+    const net = this.net.get(market.market_id) ?? 0;
+    let side: 'BUY' | 'SELL' | null = null;
+    if (ask !== null && ask < fair.value) side = 'BUY';
+    else if (bid !== null && bid > fair.value) side = 'SELL';
+    else if (this.rng.chance(0.35)) side = this.rng.chance(0.5) ? 'BUY' : 'SELL';
+    if (side === 'BUY' && (ask === null || net > POSITION_SOFT_LIMIT)) return;
+    if (side === 'SELL' && (bid === null || net < -POSITION_SOFT_LIMIT)) return;
+    if (side === null) return;
+    const price = side === 'BUY' ? (ask as number) : (bid as number);
+    const quantity = this.rng.int(1, 8);
+    try {
+      const reply = await rest<SubmitReply>(this.endpoints.baseUrl, 'POST', '/api/v1/orders', { apiKey: this.apiKey }, { market: market.market_id, side, price, quantity });
+      const filled = reply.fills.reduce((s, f) => s + f.quantity, 0);
+      this.net.set(market.market_id, net + (side === 'BUY' ? filled : -filled));
+      if (filled > 0) this.trades += 1;
+      if (reply.resting) await rest(this.endpoints.baseUrl, 'DELETE', `/api/v1/orders/${reply.order.id}`, { apiKey: this.apiKey });
+    } catch (err) {
+      // A refusal (market settled, trading stopped, limit reached) is part of the game: try again later.
+      if (err instanceof DemoApiError && err.status === 429) this.rateLimited += 1;
+    }
+  }
+
+  /** The position as the service has it; the running count above misses fills of a remainder before its cancel. */
+  private async readPositions(): Promise<void> {
+    try {
+      const positions = await rest<{ market: string; net_quantity: number }[]>(this.endpoints.baseUrl, 'GET', '/api/v1/positions', { apiKey: this.apiKey });
+      this.net.clear();
+      for (const p of positions) this.net.set(p.market, p.net_quantity);
+    } catch {
+      // keep the running count until the next read
+    }
+  }
+}

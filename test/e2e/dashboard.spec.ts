@@ -1,0 +1,290 @@
+// The dashboard end to end, in a real headless Chromium against the real service: the spectator's book
+// against every trader's open orders, a trader's order lifecycle from the page, the operator console,
+// and a reconnect after the service restarts. Each view leaves a screenshot in test-artifacts/.
+import { expect } from 'chai';
+import { mkdirSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import type { RunningServer } from '../../src/server/app.ts';
+import { buildWeb } from '../../web/build.ts';
+import { ADMIN_TOKEN, startTestServer } from '../support/server.ts';
+import { chromiumMissing, launchBrowser, type Browser } from './support/browser.ts';
+import { ExchangeClient, RestError, eventually, type Order } from './support/exchange-client.ts';
+
+const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
+
+interface Level {
+  readonly side: string;
+  readonly price: number;
+  readonly quantity: number;
+  readonly orders: number;
+}
+
+/** The ladder the page shows, read from its rows' data attributes, best prices first per side. */
+async function ladder(page: Page): Promise<Level[]> {
+  const rows = await page.locator('[data-testid=book-level]').all();
+  const levels: Level[] = [];
+  for (const row of rows) {
+    levels.push({
+      side: (await row.getAttribute('data-side')) ?? '',
+      price: Number(await row.getAttribute('data-price')),
+      quantity: Number(await row.getAttribute('data-quantity')),
+      orders: Number(await row.getAttribute('data-orders')),
+    });
+  }
+  return sortLevels(levels);
+}
+
+function sortLevels(levels: readonly Level[]): Level[] {
+  return [...levels].sort((a, b) => (a.side === b.side ? (a.side === 'BUY' ? b.price - a.price : a.price - b.price) : a.side < b.side ? -1 : 1));
+}
+
+/** The same ladder computed from GET /api/v1/open-orders of every trader. */
+function levelsOf(orders: readonly Order[]): Level[] {
+  const byKey = new Map<string, { side: string; price: number; quantity: number; orders: number }>();
+  for (const o of orders) {
+    const key = `${o.side}:${o.price}`;
+    const level = byKey.get(key) ?? { side: o.side, price: o.price, quantity: 0, orders: 0 };
+    level.quantity += o.remaining;
+    level.orders += 1;
+    byKey.set(key, level);
+  }
+  return sortLevels([...byKey.values()]);
+}
+
+async function signIn(page: Page, url: string, route: 'trader' | 'operator', secret: string): Promise<void> {
+  await page.goto(`${url}/#/${route}`);
+  await page.getByTestId(route === 'trader' ? 'trader-key' : 'admin-token').fill(secret);
+  await page.getByTestId(route === 'trader' ? 'trader-login' : 'admin-login').click();
+}
+
+describe('dashboard (e2e, headless Chromium)', function () {
+  this.timeout(30_000);
+  let server: RunningServer;
+  let browser: Browser;
+  let api: ExchangeClient;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  before(async function () {
+    const missing = chromiumMissing();
+    if (missing !== null) {
+      // .ci/run installs chromium, so in CI a missing browser is a failure, not a reason to skip.
+      if (process.env['CI'] === 'true') throw new Error(`e2e: ${missing}`);
+      console.log(`      e2e skipped: ${missing}`);
+      this.skip();
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    // Test the page as the sources are now, not as some earlier build left it (the server reads dist/web at start).
+    await buildWeb();
+    server = await startTestServer();
+    api = new ExchangeClient(server.url);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  beforeEach(async () => {
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    // Each test starts signed out: credentials live in localStorage, shared by the context's pages.
+    await page.goto(`${server.url}/`);
+    await page.evaluate(() => localStorage.clear());
+  });
+
+  afterEach(async () => {
+    await page.close();
+    expect(pageErrors, 'errors thrown in the page').to.deep.equal([]);
+  });
+
+  it('serves the page and its two assets from the service, nothing from elsewhere', async () => {
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.goto(`${server.url}/`);
+    await page.getByTestId('connection').and(page.locator('[data-status=open]')).waitFor();
+    const origins = new Set(requested.map((u) => new URL(u).origin));
+    expect([...origins]).to.deep.equal([server.url]);
+    const html = await (await fetch(`${server.url}/`)).text();
+    const assets = [...html.matchAll(/\/assets\/[\w.-]+/g)].map((m) => m[0]);
+    expect(assets).to.have.length(2);
+    for (const asset of assets) {
+      const res = await fetch(`${server.url}${asset}`);
+      expect(res.status, asset).to.equal(200);
+      expect(res.headers.get('cache-control')).to.contain('immutable');
+    }
+  });
+
+  it('spectator: the live book matches GET /api/v1/open-orders of all traders, trades and messages arrive', async () => {
+    await api.market('SPEC-USD');
+    const alice = await api.trader('spec-alice');
+    const bob = await api.trader('spec-bob');
+    const carol = await api.trader('spec-carol');
+    await api.order(alice, 'SPEC-USD', 'BUY', 99, 5);
+    await api.order(alice, 'SPEC-USD', 'BUY', 99, 3);
+    await api.order(carol, 'SPEC-USD', 'BUY', 97, 7);
+    await api.order(bob, 'SPEC-USD', 'SELL', 101, 4);
+    await api.order(bob, 'SPEC-USD', 'SELL', 103, 1);
+    const everyone = async (): Promise<Order[]> => (await Promise.all([alice, bob, carol].map((k) => api.openOrders(k, 'SPEC-USD')))).flat();
+
+    await page.goto(`${server.url}/#/spectator`);
+    await page.locator('.market-row[data-market="SPEC-USD"]').click();
+    const book = page.locator('[data-testid=book][data-market="SPEC-USD"]');
+    await book.waitFor();
+    await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await everyone())));
+    expect(await book.getAttribute('data-sequence')).to.equal('5');
+    expect(await page.getByTestId('book-sequence').textContent()).to.equal('seq 5');
+
+    // Live: bob crosses alice's two bids (5 then 1 of the 3), carol adds a level; one delta each.
+    await api.order(bob, 'SPEC-USD', 'SELL', 99, 6);
+    await api.order(carol, 'SPEC-USD', 'BUY', 96, 2);
+    await eventually(async () => expect(await book.getAttribute('data-sequence')).to.equal('7'));
+    expect(await ladder(page)).to.deep.equal(levelsOf(await everyone()));
+    const trades = page.getByTestId('trade');
+    await eventually(async () => expect(await trades.count()).to.equal(2));
+    expect(await trades.first().textContent()).to.contain('SELL').and.contain('99').and.contain('1');
+
+    await api.call('POST', '/api/v1/admin/messages', { admin: true }, { level: 'warning', title: 'Heads up', body: 'Trading halts in 5 minutes' });
+    await page.getByTestId('admin-message').filter({ hasText: 'Trading halts in 5 minutes' }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}spectator.png`, fullPage: true });
+  });
+
+  it('trader: places, amends and cancels from the page, sees the fill when another trader crosses', async () => {
+    await api.market('TRD-USD', 2);
+    const dave = await api.trader('trd-dave');
+    const erin = await api.trader('trd-erin');
+    await signIn(page, server.url, 'trader', dave);
+    await eventually(async () => expect(await page.getByTestId('trader-name').textContent()).to.equal('trd-dave'));
+    await eventually(async () => expect(await page.getByTestId('trader-live').textContent()).to.equal('live'));
+
+    const place = async (side: 'BUY' | 'SELL', price: string, quantity: string): Promise<void> => {
+      await page.getByTestId('ticket-market').selectOption('TRD-USD');
+      await page.getByTestId('ticket-side').selectOption(side);
+      await page.getByTestId('ticket-price').fill(price);
+      await page.getByTestId('ticket-quantity').fill(quantity);
+      await page.getByTestId('ticket-submit').click();
+    };
+
+    // A refusal reads exactly as the API words it.
+    const refusal = await api.order(dave, 'TRD-USD', 'BUY', 51, 1).then(
+      () => null,
+      (err: unknown) => (err instanceof RestError ? err.message : null),
+    );
+    expect(refusal).to.be.a('string');
+    await place('BUY', '51', '1');
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.equal(refusal));
+
+    await place('BUY', '50', '4');
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.contain('accepted'));
+    const rows = page.getByTestId('open-order');
+    await eventually(async () => expect(await rows.count()).to.equal(1));
+    const [first] = await api.openOrders(dave);
+    expect(first).to.include({ side: 'BUY', price: 50, remaining: 4 });
+    await rows.first().getByTestId('cancel').click();
+    await eventually(async () => expect(await rows.count()).to.equal(0));
+    expect(await api.openOrders(dave)).to.deep.equal([]);
+
+    await place('BUY', '50', '4');
+    await eventually(async () => expect(await rows.count()).to.equal(1));
+    await rows.first().getByTestId('amend-input').fill('3');
+    await rows.first().getByTestId('amend').click();
+    await eventually(async () => expect(await rows.first().getByTestId('order-remaining').textContent()).to.equal('3'));
+    expect((await api.openOrders(dave))[0]?.remaining).to.equal(3);
+
+    // Erin crosses over REST; the page learns of the fill through the socket's private events.
+    await api.order(erin, 'TRD-USD', 'SELL', 50, 3);
+    const fill = page.getByTestId('fill');
+    await eventually(async () => expect(await fill.count()).to.equal(1));
+    expect(await fill.first().getByTestId('fill-quantity').textContent()).to.equal('3');
+    expect(await fill.first().textContent()).to.contain('BUY').and.contain('maker');
+    await eventually(async () => expect(await rows.count()).to.equal(0));
+    await eventually(async () => expect(await page.locator('[data-testid=position][data-market="TRD-USD"]').getAttribute('data-net')).to.equal('3'));
+    await eventually(async () => expect(await page.locator('[data-testid=leaderboard] tr[data-trader="trd-erin"]').count()).to.equal(1));
+    await page.screenshot({ path: `${ARTIFACTS}trader.png`, fullPage: true });
+  });
+
+  it('operator: a wrong token is refused in the API words; provisions a trader, creates and settles a market', async () => {
+    await signIn(page, server.url, 'operator', 'not-the-token');
+    await eventually(async () => expect(await page.getByTestId('admin-login-status').textContent()).to.not.equal(''));
+    const wrong = await fetch(`${server.url}/api/v1/admin/state`, { headers: { authorization: 'Bearer not-the-token' } });
+    expect(await page.getByTestId('admin-login-status').textContent()).to.equal(((await wrong.json()) as { error: string }).error);
+
+    await signIn(page, server.url, 'operator', ADMIN_TOKEN);
+    await eventually(async () => expect(await page.getByTestId('persistence-mode').textContent()).to.equal('disabled'));
+    expect(await page.getByTestId('trading-state').textContent()).to.equal('ON');
+
+    await page.getByTestId('provision-username').fill('ops-frank');
+    await page.getByTestId('provision-submit').click();
+    const key = (await page.getByTestId('new-api-key').textContent()) ?? '';
+    expect(key).to.match(/^exch_[0-9a-f]{32}$/);
+    expect(await api.call<{ username: string }>('GET', '/api/v1/user', { apiKey: key })).to.include({ username: 'ops-frank' });
+    // The key is not kept anywhere the page could show it again.
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).to.not.contain(key);
+
+    await page.getByTestId('market-base').fill('OPS');
+    await page.getByTestId('market-quote').fill('USD');
+    await page.getByTestId('market-display-name').fill('Operations test');
+    await page.getByTestId('market-ref').fill('100');
+    await page.getByTestId('create-market').click();
+    await eventually(async () => expect(await page.getByTestId('create-market-status').textContent()).to.equal('market OPS-USD is enabled'));
+    const row = page.locator('[data-testid=admin-market][data-market="OPS-USD"]');
+    await eventually(async () => expect(await row.getAttribute('data-status')).to.equal('enabled'));
+
+    await api.order(key, 'OPS-USD', 'BUY', 100, 2);
+    await row.getByTestId('market-manage').click();
+    expect(await page.getByTestId('manage-market').inputValue()).to.equal('OPS-USD');
+    await page.getByTestId('settle-price').fill('110');
+    await page.getByTestId('settle-submit').click();
+    await eventually(async () => expect(await page.getByTestId('settle-status').textContent()).to.contain('OPS-USD settled at 110: 1 orders cancelled'));
+    await eventually(async () => expect(await row.getAttribute('data-status')).to.equal('settled'));
+    const markets = await api.call<{ market_id: string; status: string; settlement_price: number | null }[]>('GET', '/api/v1/markets', {});
+    expect(markets.find((m) => m.market_id === 'OPS-USD')).to.include({ status: 'settled', settlement_price: 110 });
+
+    // Settling again is refused, in the API's words.
+    await page.getByTestId('settle-price').fill('120');
+    await page.getByTestId('settle-submit').click();
+    const again = await api.call('POST', '/api/v1/admin/markets/OPS-USD/settle', { admin: true }, { settlement_price: 120 }).then(
+      () => null,
+      (err: unknown) => (err instanceof RestError ? err.message : null),
+    );
+    await eventually(async () => expect(await page.getByTestId('settle-status').textContent()).to.equal(again));
+
+    // The reset needs its typed confirmation.
+    expect(await page.getByTestId('reset-submit').isDisabled()).to.equal(true);
+    await page.getByTestId('reset-confirm').fill('RESET');
+    expect(await page.getByTestId('reset-submit').isDisabled()).to.equal(false);
+    await page.getByTestId('reset-confirm').fill('');
+    // A full-page shot of a scrolled page would draw the sticky header mid-page.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: `${ARTIFACTS}operator.png`, fullPage: true });
+  });
+
+  it('reconnects and resubscribes when the service restarts, and shows the new book', async () => {
+    // A server of its own, restarted on the same port: the page's socket drops and must come back.
+    let own = await startTestServer();
+    try {
+      const first = new ExchangeClient(own.url);
+      await first.market('RCN-USD');
+      await first.order(await first.trader('rcn-gina'), 'RCN-USD', 'BUY', 90, 4);
+      await page.goto(`${own.url}/#/spectator`);
+      await eventually(async () => expect(await ladder(page)).to.deep.equal([{ side: 'BUY', price: 90, quantity: 4, orders: 1 }]));
+
+      const port = own.port;
+      await own.close();
+      await page.locator('[data-testid=connection][data-status=reconnecting]').waitFor();
+      own = await startTestServer({ BIND_ADDR: `127.0.0.1:${port}` });
+      // In memory, the restarted service starts empty, with a new epoch: the page must take a snapshot.
+      const second = new ExchangeClient(own.url);
+      await second.market('RCN-USD');
+      const hank = await second.trader('rcn-hank');
+      await second.order(hank, 'RCN-USD', 'SELL', 95, 2);
+      await second.order(hank, 'RCN-USD', 'SELL', 95, 1);
+      await page.locator('[data-testid=connection][data-status=open]').waitFor({ timeout: 10_000 });
+      await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await second.openOrders(hank))), 8_000);
+      expect(await page.locator('[data-testid=book]').getAttribute('data-sequence')).to.equal('2');
+    } finally {
+      await own.close();
+    }
+  });
+});

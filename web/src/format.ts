@@ -1,0 +1,32 @@
+// Number and time display. Prices and quantities are integers; PnL can carry fractions (average entry
+// prices), shown with at most two decimals.
+
+const whole = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export function fmtInt(n: number | null | undefined): string {
+  return n === null || n === undefined ? '–' : whole.format(n);
+}
+
+export function fmtMoney(n: number | null | undefined): string {
+  return n === null || n === undefined ? '–' : money.format(n);
+}
+
+export function fmtSigned(n: number): string {
+  return n > 0 ? `+${fmtMoney(n)}` : fmtMoney(n);
+}
+
+/** The class that colours a signed number. */
+export function signClass(n: number): string {
+  return n > 0 ? 'pos' : n < 0 ? 'neg' : '';
+}
+
+/** HH:MM:SS of an RFC 3339 timestamp or epoch milliseconds, in the viewer's time zone. */
+export function fmtTime(t: string | number): string {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toLocaleTimeString('en-GB', { hour12: false });
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}

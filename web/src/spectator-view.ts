@@ -1,0 +1,183 @@
+// The public view: every market with its status and top of book, the selected market's live L3 book as
+// a depth ladder (sequence shown), its price chart and trade tape, and operator messages as they arrive.
+import type { Market } from './api-types.ts';
+import { fill, frameScheduler, h } from './dom.ts';
+import { fmtInt, fmtTime } from './format.ts';
+import type { BookLevel, L3Book } from './l3-book.ts';
+import type { MarketDirectory } from './market-directory.ts';
+import type { MarketFeed } from './market-feed.ts';
+import type { MessageLog } from './message-log.ts';
+import { drawPriceChart } from './price-chart.ts';
+import { messageList, panel, statusBadge, table } from './widgets.ts';
+
+const LEVELS_SHOWN = 15;
+const TRADES_SHOWN = 40;
+/** Orders of one level listed individually; beyond that the level says how many more. */
+const QUEUE_SHOWN = 6;
+
+export class SpectatorView {
+  readonly el: HTMLElement;
+  private readonly directory: MarketDirectory;
+  private readonly feed: MarketFeed;
+  private readonly messages: MessageLog;
+  private selected: string | null = null;
+  private readonly marketList = h('div', { class: 'market-list', 'data-testid': 'market-list' });
+  private readonly bookBox = h('div');
+  private readonly tradesBox = h('div');
+  private readonly messagesBox = h('div');
+  private readonly chartTitle = h('span', null, 'Price');
+  private readonly canvas = h('canvas', { class: 'chart', 'data-testid': 'price-chart' });
+  readonly schedule: () => void;
+
+  constructor(directory: MarketDirectory, feed: MarketFeed, messages: MessageLog) {
+    this.directory = directory;
+    this.feed = feed;
+    this.messages = messages;
+    this.schedule = frameScheduler(() => this.render());
+    this.el = h(
+      'div',
+      { class: 'spectator-grid' },
+      panel('Markets', { class: 'markets-panel' }, this.marketList),
+      panel('Order book', { class: 'book-panel' }, this.bookBox),
+      h('div', { class: 'stack' }, panel(this.chartTitle, { class: 'chart-panel' }, this.canvas), panel('Recent trades', { class: 'trades-panel' }, this.tradesBox)),
+      panel('Operator messages', { class: 'messages-panel', 'data-testid': 'messages' }, this.messagesBox),
+    );
+    directory.onChange(this.schedule);
+    feed.onChange(this.schedule);
+    messages.onChange(this.schedule);
+    // The chart's time axis runs on even without trades.
+    window.setInterval(() => this.drawChart(), 1_000);
+  }
+
+  select(market: string): void {
+    this.selected = market;
+    this.schedule();
+  }
+
+  render(): void {
+    const markets = this.directory.markets;
+    if (this.selected === null || !markets.some((m) => m.market_id === this.selected)) this.selected = markets[0]?.market_id ?? null;
+    this.renderMarkets(markets);
+    const market = this.selected === null ? undefined : this.directory.get(this.selected);
+    const book = this.selected === null ? undefined : this.feed.books.get(this.selected);
+    this.renderBook(market, book);
+    this.renderTrades();
+    fill(this.messagesBox, messageList(this.messages.messages));
+    this.chartTitle.textContent = market === undefined ? 'Price' : `Price · ${market.market_id}`;
+    this.drawChart();
+  }
+
+  private drawChart(): void {
+    if (!this.el.isConnected) return;
+    drawPriceChart(this.canvas, this.selected === null ? [] : this.feed.trades(this.selected));
+  }
+
+  private renderMarkets(markets: readonly Market[]): void {
+    if (this.directory.error !== null) {
+      fill(this.marketList, h('p', { class: 'status-line err' }, this.directory.error));
+      return;
+    }
+    if (markets.length === 0) {
+      fill(this.marketList, h('p', { class: 'empty' }, 'No markets yet. An operator creates them in the console.'));
+      return;
+    }
+    fill(
+      this.marketList,
+      markets.map((m) => {
+        const book = this.feed.books.get(m.market_id);
+        const bid = book?.bestBid() ?? null;
+        const ask = book?.bestAsk() ?? null;
+        const last = this.feed.lastPrice(m.market_id);
+        return h(
+          'button',
+          { class: `market-row ${m.market_id === this.selected ? 'selected' : ''}`, 'data-market': m.market_id, onclick: () => this.select(m.market_id) },
+          h('div', { class: 'market-name' }, h('strong', null, m.market_id), h('span', { class: 'muted' }, m.display_name === m.market_id ? '' : m.display_name), statusBadge(m.status)),
+          h(
+            'div',
+            { class: 'market-quote' },
+            h('span', { class: 'bid' }, fmtInt(bid)),
+            h('span', { class: 'muted' }, '/'),
+            h('span', { class: 'ask' }, fmtInt(ask)),
+            h('span', { class: 'muted' }, m.status === 'settled' ? `settled ${fmtInt(m.settlement_price)}` : `last ${fmtInt(last)}`),
+          ),
+        );
+      }),
+    );
+  }
+
+  private renderBook(market: Market | undefined, book: L3Book | undefined): void {
+    if (market === undefined || book === undefined) {
+      fill(this.bookBox, h('p', { class: 'empty' }, 'Select a market.'));
+      return;
+    }
+    const asks = book.levels('SELL');
+    const bids = book.levels('BUY');
+    const shownAsks = asks.slice(0, LEVELS_SHOWN);
+    const shownBids = bids.slice(0, LEVELS_SHOWN);
+    const maxQty = Math.max(1, ...shownAsks.map((l) => l.quantity), ...shownBids.map((l) => l.quantity));
+    const bestBid = bids[0]?.price ?? null;
+    const bestAsk = asks[0]?.price ?? null;
+    const spread = bestBid !== null && bestAsk !== null ? bestAsk - bestBid : null;
+    const row = (level: BookLevel, side: 'bid' | 'ask'): HTMLTableRowElement => {
+      const queue = level.orders.slice(0, QUEUE_SHOWN).map((o) => o.remaining).join(' · ');
+      const more = level.orders.length > QUEUE_SHOWN ? ` +${level.orders.length - QUEUE_SHOWN}` : '';
+      return h(
+        'tr',
+        { class: `level ${side}`, 'data-testid': 'book-level', 'data-side': side === 'bid' ? 'BUY' : 'SELL', 'data-price': level.price, 'data-quantity': level.quantity, 'data-orders': level.orders.length },
+        h('td', { class: 'queue muted', title: 'resting orders in time priority' }, `${queue}${more}`),
+        h('td', { class: 'num count muted' }, level.orders.length),
+        h('td', { class: 'num size' }, h('div', { class: 'bar', style: `width:${Math.round((level.quantity / maxQty) * 100)}%` }), h('span', null, fmtInt(level.quantity))),
+        h('td', { class: 'num price' }, fmtInt(level.price)),
+      );
+    };
+    fill(
+      this.bookBox,
+      h(
+        'div',
+        { class: 'book-head', 'data-testid': 'book', 'data-market': market.market_id, 'data-sequence': book.sequence, 'data-ready': String(book.ready) },
+        h('strong', null, market.display_name),
+        statusBadge(market.status),
+        h('span', { class: 'muted', 'data-testid': 'book-sequence' }, `seq ${book.sequence}`),
+        book.ready ? null : h('span', { class: 'tag warn' }, 'resyncing'),
+        h('span', { class: 'muted' }, `${book.orderCount} orders · tick ${market.tick_size}`),
+      ),
+      h(
+        'table',
+        { class: 'ladder' },
+        h('thead', null, h('tr', null, h('th', null, 'Queue (L3)'), h('th', { class: 'num' }, 'Orders'), h('th', { class: 'num' }, 'Size'), h('th', { class: 'num' }, 'Price'))),
+        h(
+          'tbody',
+          null,
+          asks.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 4 }, `${asks.length - LEVELS_SHOWN} more ask levels`)) : null,
+          [...shownAsks].reverse().map((l) => row(l, 'ask')),
+          h('tr', { class: 'spread' }, h('td', { colspan: 4 }, spread === null ? (bids.length + asks.length === 0 ? 'empty book' : 'one-sided book') : `spread ${fmtInt(spread)}`)),
+          shownBids.map((l) => row(l, 'bid')),
+          bids.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 4 }, `${bids.length - LEVELS_SHOWN} more bid levels`)) : null,
+        ),
+      ),
+    );
+  }
+
+  private renderTrades(): void {
+    const trades = this.selected === null ? [] : this.feed.trades(this.selected).slice(-TRADES_SHOWN).reverse();
+    fill(
+      this.tradesBox,
+      table(
+        ['Time', 'Aggressor', 'Price', 'Qty'],
+        trades.map((t) => {
+          // The taker (aggressor) is on the other side from the resting maker.
+          const taker = t.maker_side === null ? null : t.maker_side === 'BUY' ? 'SELL' : 'BUY';
+          return h(
+            'tr',
+            { 'data-testid': 'trade' },
+            h('td', { class: 'muted' }, fmtTime(t.at)),
+            h('td', { class: taker === 'BUY' ? 'pos' : taker === 'SELL' ? 'neg' : '' }, taker ?? '–'),
+            h('td', { class: 'num' }, fmtInt(t.price)),
+            h('td', { class: 'num' }, fmtInt(t.quantity)),
+          );
+        }),
+        'No trades since this page opened.',
+      ),
+    );
+  }
+}
