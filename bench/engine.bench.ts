@@ -43,7 +43,12 @@ class DiscardingLog implements EventLog {
 }
 
 function setup(resting: number, keepLog = true): Setup {
-  const exchange = new Exchange(keepLog ? {} : { log: new DiscardingLog() });
+  // The ring of recent deltas as the server sizes it by default (max(WS_BROADCAST_BUFFER, 1024)).
+  const exchange = new Exchange(keepLog ? { deltaRing: 1024 } : { deltaRing: 1024, log: new DiscardingLog() });
+  // Listeners on every feed, as the server's service has, so the feeds build what they would there.
+  exchange.state.events$.subscribe(() => {});
+  exchange.state.marketData.deltas$.subscribe(() => {});
+  exchange.state.privateFeed.events$.subscribe(() => {});
   // Each trader keeps at most ~400 resting per side per market, well inside the 1000 limit.
   const perTraderMarket = 400;
   const traderCount = Math.max(20, Math.ceil(resting / (MARKETS * perTraderMarket)) + 10);
