@@ -24,6 +24,11 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const running = server;
+  // A promise rejected with nobody listening is a bug, but not one that should take the exchange and
+  // every trader's session down with it: log it loudly and keep serving.
+  process.on('unhandledRejection', (reason: unknown) => {
+    logger.error({ err: reason }, 'unhandled promise rejection');
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -80,6 +80,9 @@ export class ExchangeService {
   async execute<V = undefined>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
     const wait = this.persistence.capacity();
     if (wait !== null || this.waiting > 0) {
+      // Capacity is asked again once this command's turn comes; this first answer is only a signal,
+      // and its rejection (a stopped writer) must not go unhandled, which would end the process.
+      wait?.catch(() => {});
       // Queue behind earlier waiters so commands are admitted in arrival order.
       const previous = this.gate;
       let release!: () => void;
@@ -113,7 +116,17 @@ export class ExchangeService {
       this.outbox = null;
     }
     const seen = view === undefined ? (undefined as V) : view(event);
-    if (this.durableAcks) await this.persistence.durable(event.seq);
+    if (this.durableAcks) {
+      try {
+        await this.persistence.durable(event.seq);
+      } catch (err) {
+        // The command is applied in memory but its event could not be made durable (the writer
+        // stopped). The caller gets the error; subscribers still get what changed, so every client's
+        // book keeps matching the state the service serves from memory.
+        for (const p of outbox) this.publications$.next(p);
+        throw err;
+      }
+    }
     reply?.(event, seen);
     for (const p of outbox) this.publications$.next(p);
     return event;

@@ -21,6 +21,7 @@ export interface IncomingHandler {
 export interface ConnectionLimits extends OutboundLimits {
   readonly maxMessageBytes: number;
   readonly maxPendingIncoming: number;
+  readonly stallTimeoutMs: number;
 }
 
 export interface Subscription {
@@ -41,6 +42,7 @@ export class Connection {
   private inboxHead = 0;
   private draining = false;
   private paused = false;
+  private stallTimer: NodeJS.Timeout | null = null;
   private readonly limits: ConnectionLimits;
   private readonly handler: IncomingHandler;
 
@@ -69,6 +71,8 @@ export class Connection {
   /** Stops everything: nothing more is queued or handled. */
   markClosed(): void {
     this.closed = true;
+    if (this.stallTimer !== null) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
     this.queue.clear();
     this.inbox.length = 0;
     this.inboxHead = 0;
@@ -92,6 +96,20 @@ export class Connection {
     if (this.draining) return;
     this.draining = true;
     while (this.inboxHead < this.inbox.length && !this.closed) {
+      // A client may send a burst of orders faster than its replies can be written: each one queues an
+      // ack and its events. Rather than let the replies pile up to the stalled limit, stop handling the
+      // inbox (and reading the socket) until the writes catch up; the client is slowed, not cut off.
+      const soft = this.softLimit();
+      if (this.queue.depth >= soft) {
+        if (!this.paused) {
+          this.paused = true;
+          this.ws.pause();
+        }
+        // A peer that reads nothing at all while it keeps sending has stalled: it is cut off then.
+        this.stallTimer ??= setTimeout(() => this.handler.stalled(this), this.limits.stallTimeoutMs);
+        this.queue.whenDrainedTo(soft >> 1, this.resumeDrain);
+        return;
+      }
       const incoming = this.inbox[this.inboxHead] as Incoming;
       this.inboxHead++;
       const pending = this.handler.handle(this, incoming);
@@ -109,7 +127,17 @@ export class Connection {
     }
   }
 
+  /** Depth of the outbound queue at which incoming frames wait: half the broadcast budget, so the
+   * client's own market data still fits while its requests are held back. */
+  private softLimit(): number {
+    return Math.max(16, this.limits.broadcastBuffer >> 1);
+  }
+
   private readonly resumeDrain = (): void => {
+    if (this.stallTimer !== null) {
+      clearTimeout(this.stallTimer);
+      this.stallTimer = null;
+    }
     this.draining = false;
     this.drain();
   };

@@ -18,6 +18,11 @@ export interface WsGatewayOptions {
   readonly maxPendingIncoming: number;
   /** Bytes the socket may hold unsent before we stop handing it more and keep frames in our queue. */
   readonly socketHighWaterBytes: number;
+  /**
+   * How long a connection's requests may wait for its own replies to be written (the peer reads
+   * nothing) before the peer counts as stalled and is terminated.
+   */
+  readonly stallTimeoutMs: number;
 }
 
 export const DEFAULT_WS_OPTIONS: Omit<WsGatewayOptions, 'broadcastBuffer'> = {
@@ -28,6 +33,7 @@ export const DEFAULT_WS_OPTIONS: Omit<WsGatewayOptions, 'broadcastBuffer'> = {
   maxQueuedBytes: 64 * 1024 * 1024,
   maxPendingIncoming: 256,
   socketHighWaterBytes: 256 * 1024,
+  stallTimeoutMs: 5_000,
 };
 
 /**

@@ -27,10 +27,17 @@ export class OutboundQueue {
   private readonly socket: Duplex;
   private readonly limits: OutboundLimits;
   private readonly scheduler: FlushScheduler;
+  private drained: (() => void) | null = null;
+  private drainedAt = 0;
   // One callback for every write, not a closure per frame.
   private readonly written = (): void => {
     this.inFlight--;
     if (this.head < this.items.length) this.scheduler.schedule(this);
+    if (this.drained !== null && this.depth <= this.drainedAt) {
+      const resume = this.drained;
+      this.drained = null;
+      resume();
+    }
   };
 
   constructor(ws: WebSocket, socket: Duplex, limits: OutboundLimits, scheduler: FlushScheduler) {
@@ -99,8 +106,19 @@ export class OutboundQueue {
     }
   }
 
+  /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */
+  whenDrainedTo(depth: number, resume: () => void): void {
+    if (this.depth <= depth) {
+      resume();
+      return;
+    }
+    this.drainedAt = depth;
+    this.drained = resume;
+  }
+
   /** Drops everything not yet handed to the socket (the connection is closing). */
   clear(): void {
+    this.drained = null;
     this.items = [];
     this.head = 0;
     this.queuedBytes = 0;

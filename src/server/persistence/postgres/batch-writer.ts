@@ -135,6 +135,8 @@ export class BatchWriter {
         resolve = res;
         reject = rej;
       });
+      // Waiters await it; the rejection on a stop must not count as unhandled if none is waiting.
+      promise.catch(() => {});
       this.capacityWait = { promise, resolve, reject };
     }
     return this.capacityWait.promise;
