@@ -2,13 +2,14 @@
 import type { EventBody } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { fail } from './errors.ts';
-import { hasControlCharacters, USERNAME_MAX } from './rules.ts';
+import { hasControlCharacters, isMarketSymbol, USERNAME_MAX } from './rules.ts';
 import type { CommandOf } from './types.ts';
 
 export function normalizeUsername(raw: string): string {
   const username = raw.trim();
   if (username.length === 0) fail('invalid_username', 'username is required');
-  if (username.length > USERNAME_MAX || hasControlCharacters(username)) fail('invalid_username', `username must be 1 to ${USERNAME_MAX} characters without control characters`);
+  // Characters, not UTF-16 code units: an emoji counts once.
+  if ([...username].length > USERNAME_MAX || hasControlCharacters(username)) fail('invalid_username', `username must be 1 to ${USERNAME_MAX} characters without control characters`);
   return username;
 }
 
@@ -28,6 +29,7 @@ export function decideResetTrading(state: ExchangeState): EventBody {
 export function decidePostAdminMessage(state: ExchangeState, c: CommandOf<'PostAdminMessage'>): EventBody {
   const body = c.body.trim();
   if (body.length === 0) fail('invalid_message_body');
+  if (c.market !== null && !isMarketSymbol(c.market)) fail('invalid_market', 'market must be a BASE-QUOTE symbol or null');
   let targetTraderId: string | null = null;
   if (c.target_username !== null) {
     const target = state.traders.byUsername(c.target_username.trim());

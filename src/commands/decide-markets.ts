@@ -3,7 +3,7 @@ import type { AdminMessageFact, EventBody, MarketChanges, MarketDefinition } fro
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { settle } from '../projections/position-math.ts';
 import { fail } from './errors.ts';
-import { hasControlCharacters, isAssetCode, isPositiveInteger, NAME_MAX } from './rules.ts';
+import { hasControlCharacters, isAssetCode, isPositiveInteger, MAX_MARK_PRICE, NAME_MAX } from './rules.ts';
 import type { CommandOf, MarketInput } from './types.ts';
 
 function displayName(value: string | null | undefined, fallback: string): string {
@@ -20,6 +20,7 @@ export function validateMarket(m: MarketInput): MarketDefinition {
   if (!isPositiveInteger(m.tick_size)) fail('invalid_tick_size');
   if (!isPositiveInteger(m.min_order_quantity)) fail('invalid_min_order_quantity');
   if (m.reference_price !== null && !isPositiveInteger(m.reference_price)) fail('invalid_reference_price');
+  if (m.reference_price !== null && m.reference_price > MAX_MARK_PRICE) fail('invalid_reference_price', `reference_price must be at most ${MAX_MARK_PRICE}, or marking a full position would overflow`);
   return {
     market_id: m.market_id,
     display_name: displayName(m.display_name, m.market_id),
@@ -67,6 +68,7 @@ export function decidePatchMarket(state: ExchangeState, c: CommandOf<'PatchMarke
   }
   if (p.reference_price !== undefined) {
     if (!isPositiveInteger(p.reference_price)) fail('invalid_reference_price', 'reference_price must be an integer greater than 0');
+    if (p.reference_price > MAX_MARK_PRICE) fail('invalid_reference_price', `reference_price must be at most ${MAX_MARK_PRICE}, or marking a full position would overflow`);
     changes.reference_price = p.reference_price;
   }
   if (p.enabled !== undefined) changes.enabled = p.enabled;
@@ -99,7 +101,8 @@ export function decideSettleMarket(state: ExchangeState, c: CommandOf<'SettleMar
     market: c.market_id,
     level: 'info',
     title: `${market.display_name} settled`,
-    body: c.announcement ?? `Market ${c.market_id} settled at ${c.settlement_price}`,
+    // A blank announcement would broadcast an empty message: the default text stands in for it.
+    body: c.announcement?.trim() || `Market ${c.market_id} settled at ${c.settlement_price}`,
   };
   return {
     type: 'MarketSettled',

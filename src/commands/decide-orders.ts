@@ -6,7 +6,7 @@ import type { RestingOrder } from '../projections/order-book.ts';
 import { applyTrade, type PositionValues } from '../projections/position-math.ts';
 import { DomainError, fail, positionLimitText } from './errors.ts';
 import { fillId } from './fill-ids.ts';
-import { isMarketSymbol, isPositiveInteger, POSITION_LIMIT } from './rules.ts';
+import { isMarketSymbol, isPositiveInteger, MAX_MARK_PRICE, POSITION_LIMIT } from './rules.ts';
 import type { CommandOf } from './types.ts';
 
 export function decideSubmitOrder(state: ExchangeState, c: CommandOf<'SubmitOrder'>): EventBody {
@@ -32,6 +32,7 @@ export function decideSubmitOrder(state: ExchangeState, c: CommandOf<'SubmitOrde
   // Every fill of this order is at most its notional (a buy pays at most its limit; a sell fills at
   // most its quantity against makers whose own notional passed this check), so this bounds them all.
   if (!Number.isSafeInteger(c.price * c.quantity)) fail('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
+  if (c.price > MAX_MARK_PRICE) fail('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
 
   const fills = match(state, c);
   let filled = 0;

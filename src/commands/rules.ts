@@ -2,6 +2,12 @@
 // exact range, so no price or quantity is ever silently rounded.
 
 export const POSITION_LIMIT = 1000;
+/**
+ * The highest price a position can be marked at without leaving the exact range: a full-limit position
+ * (1000) times the price must stay within 2^53-1. Orders and reference prices above it are refused, since
+ * they would set marks that the leaderboard could only show rounded.
+ */
+export const MAX_MARK_PRICE = Math.floor(Number.MAX_SAFE_INTEGER / POSITION_LIMIT);
 export const USERNAME_MAX = 64;
 export const NAME_MAX = 128;
 const ASSET = /^[A-Za-z0-9]{1,32}$/;

@@ -2,6 +2,7 @@
 // on one port. Tests start it on an ephemeral port (BIND_ADDR 127.0.0.1:0) and close it afterwards.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Exchange } from '../commands/exchange.ts';
 import { AdmissionClock } from './clock.ts';
 import { DEFAULT_ADMIN_TOKEN, type Config } from './config.ts';
@@ -47,6 +48,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const app = createHttpApp(context);
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const http = createServer(withDashboard(app));
+  http.on('clientError', answerClientError);
   const gateway = new WsGateway(context, http);
 
   await new Promise<void>((resolve, reject) => {
@@ -76,4 +78,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
 
   return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, close };
+}
+
+/**
+ * A request Node cannot even parse (oversized headers, a broken request line) never reaches express;
+ * it still gets the API's JSON error shape instead of Node's bare status line.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : 'malformed HTTP request' });
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nx-error-code: invalid_request\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

@@ -14,6 +14,10 @@ describe('core: ProvisionTrader', () => {
     given(traderProvisioned(ALICE, 'alice')).when({ type: 'ProvisionTrader', username: 'alice ', trader_id: BOB, api_key_hash: 'h2' }).thenRejects('username_taken');
     for (const bad of ['', '   ', 'x'.repeat(65), 'bad\nname', 'tab\tname']) given().when({ type: 'ProvisionTrader', username: bad, trader_id: BOB, api_key_hash: 'h' }).thenRejects('invalid_username');
     given().when({ type: 'ProvisionTrader', username: 'x'.repeat(64), trader_id: BOB, api_key_hash: 'h' }).then({ type: 'TraderProvisioned', data: { trader_id: BOB, username: 'x'.repeat(64), api_key_hash: 'h' } });
+    // 64 characters, not UTF-16 code units, and counted after trimming.
+    const emoji = '😀'.repeat(64);
+    given().when({ type: 'ProvisionTrader', username: ` ${emoji} `, trader_id: BOB, api_key_hash: 'h' }).then({ type: 'TraderProvisioned', data: { trader_id: BOB, username: emoji, api_key_hash: 'h' } });
+    given().when({ type: 'ProvisionTrader', username: '😀'.repeat(65), trader_id: BOB, api_key_hash: 'h' }).thenRejects('invalid_username');
   });
 });
 
@@ -56,6 +60,10 @@ describe('core: PostAdminMessage', () => {
     given(...WORLD)
       .when({ type: 'PostAdminMessage', message_id: 'm2', target_username: 'bob', market: BTC, level: 'critical', title: 'T', body: 'b' })
       .then({ type: 'AdminMessagePosted', data: { message_id: 'm2', target_username: 'bob', target_trader_id: BOB, market: BTC, level: 'critical', title: 'T', body: 'b' } });
+  });
+
+  it('refuses a market context that is not a BASE-QUOTE symbol', () => {
+    given(...WORLD).when({ type: 'PostAdminMessage', message_id: 'm', target_username: null, market: 'whatever', level: 'info', title: null, body: 'x' }).thenRejects('invalid_market');
   });
 
   it('refuses an empty body (400) and an unknown target (404)', () => {

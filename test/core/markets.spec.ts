@@ -123,6 +123,17 @@ describe('core: SettleMarket', () => {
       .then({ type: 'MarketSettled', data: { market_id: BTC, settlement_price: 110, canceled_orders: 2, affected_traders: 2, settled_quantity: 4, announcement: { ...settledMessage, body: 'round over' } } });
   });
 
+  it('broadcasts the default text when the announcement is blank', () => {
+    given(...traded)
+      .when({ type: 'SettleMarket', market_id: BTC, settlement_price: 110, announcement: '   ', message_id: 'msg' })
+      .then({ type: 'MarketSettled', data: { market_id: BTC, settlement_price: 110, canceled_orders: 2, affected_traders: 2, settled_quantity: 4, announcement: settledMessage } });
+  });
+
+  it('refuses a reference price whose marks would leave the exact range', () => {
+    given().when({ type: 'UpsertMarket', market: input({ reference_price: Math.floor(Number.MAX_SAFE_INTEGER / 1000) + 1 }) }).thenRejects('invalid_reference_price');
+    given(marketUpserted(BTC)).when({ type: 'PatchMarket', market_id: BTC, changes: { reference_price: Number.MAX_SAFE_INTEGER } }).thenRejects('invalid_reference_price');
+  });
+
   it('checks the price (400) before the market (404), and refuses a second settlement (409)', () => {
     given().when({ type: 'SettleMarket', market_id: BTC, settlement_price: 0, announcement: null, message_id: 'x' }).thenRejects('invalid_settlement_price');
     given().when({ type: 'SettleMarket', market_id: BTC, settlement_price: 5, announcement: null, message_id: 'x' }).thenRejects('market_not_configured');

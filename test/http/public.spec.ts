@@ -117,4 +117,21 @@ describe('HTTP public routes and transport', () => {
     expect(doc.status).to.equal(200);
     expect(doc.body.openapi).to.equal('3.1.0');
   });
+
+  it('a request Node cannot parse (huge headers, a broken request line) gets a JSON error too', async () => {
+    const huge = await c.request('GET', '/api/v1/user', { apiKey: 'x'.repeat(40_000) });
+    expect(huge.status).to.equal(431);
+    expect(huge.body).to.deep.equal({ error: 'request headers too large' });
+    const { connect } = await import('node:net');
+    const url = new URL(c.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write('NOT AN HTTP REQUEST\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).to.match(/^HTTP\/1\.1 400 /);
+    expect(raw).to.include('{"error":"malformed HTTP request"}');
+  });
 });

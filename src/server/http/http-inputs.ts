@@ -12,7 +12,7 @@ const QueryInt = z
 export const OrderIdParams = z.object({ order_id: z.uuid('expected a UUID').meta({ description: 'the order id' }) });
 export type OrderIdParams = z.infer<typeof OrderIdParams>;
 
-export const MarketIdParams = z.object({ market_id: z.string().max(128).meta({ description: 'the market id, `{base_asset}-{quote_asset}`', example: 'BTC-USD' }) });
+export const MarketIdParams = z.object({ market_id: z.string().meta({ description: 'the market id, `{base_asset}-{quote_asset}`', example: 'BTC-USD' }) });
 export type MarketIdParams = z.infer<typeof MarketIdParams>;
 
 export const MarketFilterQuery = z.object({
