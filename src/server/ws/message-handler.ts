@@ -124,7 +124,11 @@ export class MessageHandler implements IncomingHandler {
     }
     const feed = this.context.service.state.marketData;
     const epoch = this.context.epoch;
-    if (message.last_sequence !== undefined && (message.epoch === undefined || message.epoch === epoch)) {
+    // An in-memory server starts its sequences again at every start, so a last_sequence from before a
+    // restart may name deltas of another lineage: replay there only for a client that names this epoch.
+    // A durable server's sequences continue, so a base client (no epoch) may resume from its sequence.
+    const sameLineage = message.epoch === undefined ? this.context.service.persistence.backend === 'postgres' : message.epoch === epoch;
+    if (message.last_sequence !== undefined && sameLineage) {
       const replay = feed.deltasAfter(market, message.last_sequence);
       // A replay that would overflow the budget at once is worse than a snapshot: send the snapshot.
       if (replay !== null && connection.queue.depth + replay.length + 1 < this.limits.broadcastBuffer) {
