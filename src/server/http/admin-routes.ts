@@ -33,6 +33,25 @@ function marketNow(state: ExchangeState, marketId: string): MarketView {
   return market;
 }
 
+/** POST /api/v1/admin/trading/start and /stop: the same route but for the command and the flag. */
+function tradingControlRoute(action: 'start' | 'stop', summary: string): AnyRoute {
+  const enabled = action === 'start';
+  return defineRoute({
+    method: 'post',
+    path: `/api/v1/admin/trading/${action}`,
+    access: 'admin',
+    tag: TAG,
+    summary,
+    success: { status: 200, description: 'the controls', schema: ControlsResponse },
+    errors: [],
+    handle: (call) =>
+      runCommand(call.context, call.res, 200, (s) => ({ type: enabled ? 'StartTrading' : 'StopTrading', time: s.time }), (event) => {
+        eventOf(event, enabled ? 'TradingStarted' : 'TradingStopped');
+        return { controls: { trading_enabled: enabled, updated_at: event.time } };
+      }),
+  });
+}
+
 export const adminRoutes: readonly AnyRoute[] = [
   defineRoute({
     method: 'post',
@@ -83,34 +102,8 @@ export const adminRoutes: readonly AnyRoute[] = [
       return { controls: state.markets.controls, markets: state.markets.list(), recent_messages: state.messages.newest(DEFAULT_MESSAGE_LIMIT), persistence: persistence.status() };
     },
   }),
-  defineRoute({
-    method: 'post',
-    path: '/api/v1/admin/trading/start',
-    access: 'admin',
-    tag: TAG,
-    summary: 'Accept order submissions again',
-    success: { status: 200, description: 'the controls', schema: ControlsResponse },
-    errors: [],
-    handle: (call) =>
-      runCommand(call.context, call.res, 200, (s) => ({ type: 'StartTrading', time: s.time }), (event) => {
-        eventOf(event, 'TradingStarted');
-        return { controls: { trading_enabled: true, updated_at: event.time } };
-      }),
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/api/v1/admin/trading/stop',
-    access: 'admin',
-    tag: TAG,
-    summary: 'Reject new order submissions (cancels and amends still work)',
-    success: { status: 200, description: 'the controls', schema: ControlsResponse },
-    errors: [],
-    handle: (call) =>
-      runCommand(call.context, call.res, 200, (s) => ({ type: 'StopTrading', time: s.time }), (event) => {
-        eventOf(event, 'TradingStopped');
-        return { controls: { trading_enabled: false, updated_at: event.time } };
-      }),
-  }),
+  tradingControlRoute('start', 'Accept order submissions again'),
+  tradingControlRoute('stop', 'Reject new order submissions (cancels and amends still work)'),
   defineRoute({
     method: 'post',
     path: '/api/v1/admin/messages',
