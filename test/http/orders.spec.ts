@@ -74,6 +74,7 @@ describe('HTTP orders', () => {
           for (const body of [
             { market: 'BTC-USD', side: 'BUY', price: 1005, quantity: 5 },
             { market: 'nonsense', side: 'BUY', price: 1000, quantity: 5 },
+            { market: 'X'.repeat(500), side: 'BUY', price: 1000, quantity: 5 },
             { market: 'BTC-USD', side: 'BUY', price: -1, quantity: 0 },
           ]) {
             expectError(await c.trader(alice.api_key, 'POST', '/api/v1/orders', body), 409, 'trading_disabled', 'trading is disabled');
