@@ -5,7 +5,7 @@ import type { ExchangeEvent } from '../src/events/types.ts';
 import { rerun } from './audit.ts';
 import { readNdjson, readPostgres, type RawRecord } from './log-source.ts';
 import { Progress } from './progress.ts';
-import { LogVerifier } from './verify.ts';
+import { LogFault, LogVerifier } from './verify.ts';
 
 export interface RebuildOptions {
   readonly file?: string | undefined;
@@ -37,7 +37,15 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
         break reading;
       }
       if (o.audit === true) rerun(exchange, event);
-      else exchange.fold(event);
+      else {
+        try {
+          exchange.fold(event);
+        } catch (err) {
+          // Well formed and chained, yet impossible (a cancel of an order that never rested, say): the
+          // log was written wrong or rewritten with its hashes recomputed.
+          throw new LogFault(event.seq, `the event cannot be applied to the state before it: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
       progress.tick(event.seq);
     }
   }

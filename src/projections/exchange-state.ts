@@ -30,11 +30,20 @@ export class ExchangeState {
   readonly privateFeed: PrivateFeed;
   readonly leaderboard: Leaderboard;
   private head = 0;
+  /**
+   * The first error a projection threw. RxJS would report it later, asynchronously, leaving the caller
+   * to carry on with a half-applied event; it is caught here instead, rethrown by apply, and from then
+   * on every apply refuses: a state that may have diverged from its log must not serve as if it had not.
+   */
+  private fault: Error | null = null;
   private headTime = '';
 
   constructor(options: ExchangeStateOptions = {}) {
-    this.marketData = new MarketDataFeed(this.books, options.deltaRing);
-    this.privateFeed = new PrivateFeed(this.books);
+    const fault = (err: unknown): void => {
+      this.fault ??= err instanceof Error ? err : new Error(String(err));
+    };
+    this.marketData = new MarketDataFeed(this.books, options.deltaRing, fault);
+    this.privateFeed = new PrivateFeed(this.books, fault);
     this.leaderboard = new Leaderboard(this.traders, this.positions, this.markets, this.books);
     // One subscription applies the projections in a fixed order (cheaper than one subscription each on
     // the hot path). Positions before books: the books' effect makes the feeds speak, and a listener
@@ -42,12 +51,16 @@ export class ExchangeState {
     this.events$.subscribe((e) => {
       this.head = e.seq;
       this.headTime = e.time;
-      this.traders.apply(e);
-      this.markets.apply(e);
-      this.messages.apply(e);
-      this.positions.apply(e);
-      this.fills.apply(e);
-      this.books.apply(e);
+      try {
+        this.traders.apply(e);
+        this.markets.apply(e);
+        this.messages.apply(e);
+        this.positions.apply(e);
+        this.fills.apply(e);
+        this.books.apply(e);
+      } catch (err) {
+        fault(err);
+      }
     });
   }
 
@@ -69,8 +82,16 @@ export class ExchangeState {
   }
 
   apply(event: ExchangeEvent): void {
+    if (this.fault !== null) throw new Error(`state: inconsistent since seq ${this.head}: ${this.fault.message}`);
     if (event.seq !== this.head + 1) throw new Error(`state: expected seq ${this.head + 1}, got ${event.seq}`);
     this.events$.next(event);
+    const failed = this.faultSeen();
+    if (failed !== null) throw new Error(`state: applying ${event.type} at seq ${event.seq} failed: ${failed.message}`);
+  }
+
+  // A read the compiler cannot narrow away: the subscribers may have set the fault during next().
+  private faultSeen(): Error | null {
+    return this.fault;
   }
 
   checkConsistency(): void {

@@ -76,10 +76,16 @@ export class MarketDataFeed {
   private readonly books: BooksProjection;
   private readonly ringCapacity: number;
 
-  constructor(books: BooksProjection, ringCapacity = DEFAULT_DELTA_RING) {
+  constructor(books: BooksProjection, ringCapacity = DEFAULT_DELTA_RING, fault: (err: unknown) => void = rethrow) {
     this.books = books;
     this.ringCapacity = ringCapacity;
-    books.effects$.subscribe((effect) => this.onEffect(effect));
+    books.effects$.subscribe((effect) => {
+      try {
+        this.onEffect(effect);
+      } catch (err) {
+        fault(err);
+      }
+    });
   }
 
   sequence(market: string): number {
@@ -169,4 +175,8 @@ function l3Event(change: BookChange): L3Event {
     case 'trade':
       return { kind: 'trade', maker_order_id: change.fill.maker_order_id, taker_order_id: change.fill.taker_order_id, price: change.fill.price, quantity: change.fill.quantity };
   }
+}
+
+function rethrow(err: unknown): never {
+  throw err;
 }

@@ -15,8 +15,16 @@ export class PrivateFeed {
   readonly events$ = new Subject<PrivateEvent>();
   private readonly sequences = new Map<string, number>();
 
-  constructor(books: BooksProjection) {
-    books.effects$.subscribe((effect) => this.onEffect(effect));
+  constructor(books: BooksProjection, fault: (err: unknown) => void = (err) => {
+    throw err;
+  }) {
+    books.effects$.subscribe((effect) => {
+      try {
+        this.onEffect(effect);
+      } catch (err) {
+        fault(err);
+      }
+    });
   }
 
   sequence(traderId: string): number {

@@ -92,3 +92,14 @@ describe('core: market-data and private feeds', () => {
     expect(feed.snapshot('NONE-USD')).to.deep.include({ sequence: 0, bids: [], asks: [] });
   });
 });
+
+describe('core: a projection that fails', () => {
+  it('fails the fold at once, naming the seq, and refuses every later event', () => {
+    const s = given(...WORLD);
+    // An event no decide would make: a cancel of an order that never rested.
+    const bad = { seq: s.exchange.seq + 1, time: at(8_000_000), type: 'OrderCanceled', data: { order_id: 'ghost', trader_id: ALICE, market: BTC, side: 'BUY', price: 1, remaining: 1 } } as const;
+    expect(() => s.exchange.fold(bad)).to.throw(/applying OrderCanceled at seq 4 failed: books: event refers to order ghost/);
+    const next = { seq: bad.seq + 1, time: at(8_000_001), type: 'TradingStopped', data: {} } as const;
+    expect(() => s.exchange.fold(next)).to.throw(/inconsistent since seq 4/);
+  });
+});

@@ -116,6 +116,22 @@ describe('replay: tampered logs name the first bad seq', function () {
     expect(r.stderr).to.include(`log fault at seq ${expected(name).events}:`);
   });
 
+  it('an event that cannot apply (a cancel of an order that never rested), even with a re-computed chain', async () => {
+    const path = tampered(name, (lines) => {
+      const i = lines.findIndex((l, n) => n > 50 && l.includes('"type":"OrderCanceled"'));
+      const e = JSON.parse(lines[i] as string) as { data: { order_id: string } };
+      e.data.order_id = '00000000-0000-4000-8000-00000000dead';
+      lines[i] = JSON.stringify(e);
+      return lines.map((l) => {
+        const { hash: _hash, ...rest } = JSON.parse(l) as Record<string, unknown>;
+        return JSON.stringify(rest);
+      });
+    });
+    const r = await replay('state', '--file', path, '--state-hash');
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(/log fault at seq \d+: the event cannot be applied to the state before it: .*order 00000000-0000-4000-8000-00000000dead/);
+  });
+
   it('an outcome that the engine would not produce (audit), even with a re-computed chain', async () => {
     // Alter a fill's price and drop the hashes: the chain is then recomputed, and only re-running catches it.
     const path = tampered(name, (lines) => {
