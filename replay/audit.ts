@@ -7,6 +7,7 @@ import { commandOf } from '../src/commands/command-of.ts';
 import type { Exchange } from '../src/commands/exchange.ts';
 import { canonicalJson } from '../src/events/canonical.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
+import { upcast, type RecordedEvent } from '../src/events/upcasters/upcast.ts';
 import { LogFault } from './verify.ts';
 
 function firstDifference(a: unknown, b: unknown, path = ''): string {
@@ -21,16 +22,21 @@ function firstDifference(a: unknown, b: unknown, path = ''): string {
   return `${path || '(event)'}: recorded ${JSON.stringify(a)}, re-run ${JSON.stringify(b)}`;
 }
 
-/** Decides the recorded event's command on `exchange` (which has applied every earlier event). */
-export function rerun(exchange: Exchange, recorded: ExchangeEvent): void {
+/**
+ * Decides the recorded event's command on `exchange` (which has applied every earlier event). An event
+ * of an older schema version is compared as the current version reads it (upcast), against the re-run
+ * written at that same version: the outcome must be the same whatever vocabulary recorded it.
+ */
+export function rerun(exchange: Exchange, recorded: RecordedEvent): void {
+  const current = upcast(recorded);
   let produced: ExchangeEvent;
   try {
-    produced = exchange.execute(commandOf(recorded));
+    produced = exchange.executeAsRecorded(commandOf(current), recorded);
   } catch (err) {
     if (isDomainError(err)) throw new LogFault(recorded.seq, `the engine refuses this ${recorded.type} (${err.code}: ${err.message})`);
     throw err;
   }
-  if (canonicalJson(produced) !== canonicalJson(recorded)) {
-    throw new LogFault(recorded.seq, `re-running ${recorded.type} gives a different outcome: ${firstDifference(recorded, produced)}`);
+  if (canonicalJson(produced) !== canonicalJson(current)) {
+    throw new LogFault(recorded.seq, `re-running ${recorded.type} gives a different outcome: ${firstDifference(current, produced)}`);
   }
 }

@@ -3,7 +3,8 @@
 // execute returns, so the caller reads its effects straight from the state.
 import type { EventLog } from '../events/event-log.ts';
 import { InMemoryEventLog } from '../events/in-memory-log.ts';
-import type { ExchangeEvent } from '../events/types.ts';
+import { SCHEMA_VERSION, type ExchangeEvent } from '../events/types.ts';
+import type { RecordedEvent } from '../events/upcasters/upcast.ts';
 import { ExchangeState, type ExchangeStateOptions } from '../projections/exchange-state.ts';
 import { decide } from './decide.ts';
 import type { Command } from './types.ts';
@@ -29,14 +30,33 @@ export class Exchange {
   execute(command: Command): ExchangeEvent {
     if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
     const body = decide(this.state, command);
-    const event = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data } as ExchangeEvent;
+    const event = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data, v: SCHEMA_VERSION } as ExchangeEvent;
     this.log.append(event);
     this.state.apply(event);
     return event;
   }
 
-  /** Applies a recorded event without deciding it (recovery and replay); the log is not appended to. */
-  fold(event: ExchangeEvent): void {
+  /**
+   * An audit's re-run of a recorded event's command: decided by today's engine, and applied with the
+   * schema version the recorded event carries, so the state evolves exactly as folding that log would
+   * (a version-1 log keeps its version-1 state hash). Returns the event in the current vocabulary,
+   * without `v`, for comparison with the recorded event read through the upcasters.
+   */
+  executeAsRecorded(command: Command, recorded: RecordedEvent): ExchangeEvent {
+    if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
+    const body = decide(this.state, command);
+    const base = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data };
+    const event = (recorded.v === undefined ? base : { ...base, v: recorded.v }) as ExchangeEvent;
+    this.log.append(event);
+    this.state.apply(event);
+    return event;
+  }
+
+  /**
+   * Applies a recorded event, of any schema version, without deciding it (recovery and replay); the log
+   * is not appended to.
+   */
+  fold(event: RecordedEvent): void {
     this.state.apply(event);
   }
 }

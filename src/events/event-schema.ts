@@ -1,7 +1,8 @@
 // The shape of every event, for reading logs from outside the process (an NDJSON export, the
 // database): a log an auditor checks must be well formed before it is folded.
 import { z } from 'zod';
-import type { ExchangeEvent } from './types.ts';
+import type { RecordedEvent } from './upcasters/upcast.ts';
+import { SCHEMA_VERSION } from './types.ts';
 
 const Int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const Pos = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -32,7 +33,9 @@ const AdminMessage = z.strictObject({
 
 const OrderRef = { order_id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos };
 
-const head = { seq: Pos, time: Time };
+// `v` is absent on version-1 events and names the schema version on later ones; a version this code
+// does not know is refused rather than guessed at.
+const head = { seq: Pos, time: Time, v: z.literal(SCHEMA_VERSION).optional() };
 
 export const EventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...head, type: z.literal('TraderProvisioned'), data: z.strictObject({ trader_id: Id, username: z.string(), api_key_hash: z.string() }) }),
@@ -69,10 +72,10 @@ export const EventSchema = z.discriminatedUnion('type', [
   z.strictObject({ ...head, type: z.literal('OrderCanceled'), data: z.strictObject({ ...OrderRef, remaining: Pos }) }),
 ]);
 
-/** Parses one event; returns the problem in words, or the event. */
-export function parseEvent(value: unknown): { ok: true; event: ExchangeEvent } | { ok: false; problem: string } {
+/** Parses one event as recorded (any known schema version); returns the problem in words, or the event. */
+export function parseEvent(value: unknown): { ok: true; event: RecordedEvent } | { ok: false; problem: string } {
   const r = EventSchema.safeParse(value);
-  if (r.success) return { ok: true, event: r.data as ExchangeEvent };
+  if (r.success) return { ok: true, event: r.data as RecordedEvent };
   const issue = r.error.issues[0];
   return { ok: false, problem: issue === undefined ? 'malformed event' : `${issue.path.join('.') || '(event)'}: ${issue.message}` };
 }

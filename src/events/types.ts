@@ -96,8 +96,19 @@ export type EventBody =
 
 export type EventType = EventBody['type'];
 
-/** A sequenced event as the log holds it: `seq` gap-free from 1, `time` the command's admission time. */
-export type ExchangeEvent = EventBody & { readonly seq: number; readonly time: string };
+/**
+ * The schema version every event is written with. Events of version 1 (the first logs) carry no `v`;
+ * later versions carry it, and src/events/upcasters/ reads older versions as the current one, so old
+ * logs are never rewritten.
+ */
+export const SCHEMA_VERSION = 2;
+export type SchemaVersion = 1 | typeof SCHEMA_VERSION;
+
+/**
+ * A sequenced event as the log holds it: `seq` gap-free from 1, `time` the command's admission time,
+ * `v` the schema version it was written with (absent: version 1).
+ */
+export type ExchangeEvent = EventBody & { readonly seq: number; readonly time: string; readonly v?: typeof SCHEMA_VERSION };
 
 export type EventOf<T extends EventType> = Extract<ExchangeEvent, { type: T }>;
 

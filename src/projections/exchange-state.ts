@@ -2,7 +2,8 @@
 // order they are made, synchronously, so by the time `events$.next(e)` returns every projection has
 // applied `e`, and the feeds derived from the book have published what it changed.
 import { Subject } from 'rxjs';
-import type { ExchangeEvent } from '../events/types.ts';
+import type { ExchangeEvent, SchemaVersion } from '../events/types.ts';
+import { schemaOf, upcast, type RecordedEvent } from '../events/upcasters/upcast.ts';
 import { BooksProjection } from './books.ts';
 import { FillsProjection } from './fills.ts';
 import { Leaderboard } from './leaderboard.ts';
@@ -37,6 +38,7 @@ export class ExchangeState {
    */
   private fault: Error | null = null;
   private headTime = '';
+  private schemaVersion: SchemaVersion = 1;
 
   constructor(options: ExchangeStateOptions = {}) {
     const fault = (err: unknown): void => {
@@ -74,16 +76,30 @@ export class ExchangeState {
     return this.headTime;
   }
 
+  /**
+   * The newest schema version among the events applied so far. A log written only with version 1 keeps
+   * the state hash it always had; state that later versions brought in is hashed once a log holds an
+   * event of that version (see state-hash.ts).
+   */
+  get schema(): SchemaVersion {
+    return this.schemaVersion;
+  }
+
   /** Sets the head after a snapshot was restored into this fresh state. */
-  restoreHead(seq: number, time: string): void {
+  restoreHead(seq: number, time: string, schema: SchemaVersion): void {
     if (this.head !== 0) throw new Error('state: a snapshot restores only into a fresh state');
     this.head = seq;
     this.headTime = time;
+    this.schemaVersion = schema;
   }
 
-  apply(event: ExchangeEvent): void {
+  /** Applies one event, of any schema version: older ones are read as the current one (upcasters/). */
+  apply(recorded: RecordedEvent): void {
     if (this.fault !== null) throw new Error(`state: inconsistent since seq ${this.head}: ${this.fault.message}`);
-    if (event.seq !== this.head + 1) throw new Error(`state: expected seq ${this.head + 1}, got ${event.seq}`);
+    if (recorded.seq !== this.head + 1) throw new Error(`state: expected seq ${this.head + 1}, got ${recorded.seq}`);
+    const version = schemaOf(recorded);
+    if (version > this.schemaVersion) this.schemaVersion = version;
+    const event = upcast(recorded);
     this.events$.next(event);
     const failed = this.faultSeen();
     if (failed !== null) throw new Error(`state: applying ${event.type} at seq ${event.seq} failed: ${failed.message}`);

@@ -2,16 +2,23 @@
 // it all. A snapshot is plain JSON; restoring it into a fresh state and folding the events after it
 // gives the same state (and stateHash) as folding the whole log. The rings of recent deltas are not
 // kept: a client resubscribing from before the snapshot simply gets a fresh book snapshot.
+//
+// A snapshot of an older format is not upcast: it may lack state that later versions keep (which the
+// events it summarizes would have built), so recovery skips it and folds from an older snapshot of this
+// format, or from the start of the log.
+import type { SchemaVersion } from '../events/types.ts';
 import type { ExchangeState } from './exchange-state.ts';
 import type { PositionsSnapshot } from './positions.ts';
 import type { AdminMessageView, ControlsView, FillView, MarketView, OrderView, TraderView } from './views.ts';
 
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 export interface StateSnapshot {
   readonly version: typeof SNAPSHOT_VERSION;
   readonly seq: number;
   readonly time: string;
+  /** The newest event schema version folded into it (ExchangeState.schema). */
+  readonly schema: SchemaVersion;
   readonly controls: ControlsView;
   readonly markets: MarketView[];
   readonly traders: TraderView[];
@@ -30,6 +37,7 @@ export function takeSnapshot(state: ExchangeState): StateSnapshot {
     version: SNAPSHOT_VERSION,
     seq: state.seq,
     time: state.time,
+    schema: state.schema,
     controls,
     markets,
     traders: state.traders.snapshot(),
@@ -54,5 +62,5 @@ export function restoreSnapshot(state: ExchangeState, snapshot: StateSnapshot): 
   state.fills.restore(snapshot.fills);
   state.marketData.restoreSequences(snapshot.book_sequences);
   state.privateFeed.restoreSequences(snapshot.user_sequences);
-  state.restoreHead(snapshot.seq, snapshot.time);
+  state.restoreHead(snapshot.seq, snapshot.time, snapshot.schema);
 }

@@ -1,0 +1,28 @@
+// Reading old events as current ones. A log is never rewritten: its stored text (which the hash chain
+// covers) stays as it was written, and an event of an older schema version is turned into the current
+// shape only in memory, just before it is applied. Every consumer of the state's event stream (the
+// projections, the feeds, the service) therefore sees one vocabulary, whatever version a log holds.
+import { SCHEMA_VERSION, type ExchangeEvent, type SchemaVersion } from '../types.ts';
+import type { V1Event } from './v1.ts';
+
+/** An event as a log may hold it: of the current version or of an older one. */
+export type RecordedEvent = ExchangeEvent | V1Event;
+
+/** The schema version an event was written with. */
+export function schemaOf(event: { readonly v?: number | undefined }): SchemaVersion {
+  return event.v === SCHEMA_VERSION ? SCHEMA_VERSION : 1;
+}
+
+/**
+ * The event in the current vocabulary. `v` is kept as recorded (absent for version 1), so the state can
+ * tell which schema a log was written with; only the data is brought up to date.
+ */
+export function upcast(event: RecordedEvent): ExchangeEvent {
+  if (event.v === SCHEMA_VERSION) return event;
+  return upcastV1(event as V1Event);
+}
+
+function upcastV1(event: V1Event): ExchangeEvent {
+  // Version 2 keeps every version-1 type's data as it was; the types it changes are read here.
+  return event as ExchangeEvent;
+}
