@@ -5,6 +5,7 @@
 //
 //   npm run bench:engine            (all sizes)
 //   npm run bench:engine -- 1000    (one size)
+import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { EventLog } from '../src/events/event-log.ts';
@@ -66,7 +67,7 @@ function setup(resting: number, keepLog = true): Setup {
     const market = Math.floor(i / traderCount) % MARKETS;
     const offset = 1 + Math.floor(rand() * 2000);
     const id = uuid(s.nextId++);
-    exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[trader] as string, market: `M${market}-USD`, side: buy ? 'BUY' : 'SELL', price: buy ? MID - offset : MID + offset, quantity: 2, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
+    exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[trader] as string, market: `M${market}-USD`, side: buy ? 'BUY' : 'SELL', price: buy ? MID - offset : MID + offset, quantity: 2, ...GTC_LIMIT, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
     (s.resting[trader] as string[]).push(id);
   }
   return s;
@@ -89,7 +90,7 @@ function workload(s: Setup, count: number, seed: number): Command[] {
       const offset = 1 + Math.floor(rand() * 50);
       const price = crossing ? (buy ? MID + 5 : MID - 5) : buy ? MID - offset : MID + offset;
       const id = uuid(s.nextId++);
-      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(rand() * 3), order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
+      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(rand() * 3), ...GTC_LIMIT, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
       if (!crossing) mine.push(id);
     } else {
       // Cancel or amend a random own order (it may have traded away meanwhile: then it is refused).

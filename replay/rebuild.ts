@@ -1,7 +1,7 @@
 // Reads a log, verifies every record, and folds it (or re-runs it, for an audit) up to a stopping
 // point: the pipeline of every replay command, and of the replay benchmark.
 import { Exchange } from '../src/commands/exchange.ts';
-import type { ExchangeEvent } from '../src/events/types.ts';
+import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
 import { rerun } from './audit.ts';
 import { readNdjson, readPostgres, type RawRecord } from './log-source.ts';
 import { Progress } from './progress.ts';
@@ -31,7 +31,7 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   let stoppedEarly = false;
   reading: for await (const batch of source(o)) {
     for (const record of batch) {
-      const event: ExchangeEvent = verifier.check(record);
+      const event: RecordedEvent = verifier.check(record);
       if ((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime)) {
         stoppedEarly = true;
         break reading;

@@ -2,6 +2,7 @@
 // crossing orders, amends, cancels, operator messages, a market disabled and re-enabled, settlement,
 // delete and re-create, and optionally a reset between rounds. Seeded, with stamps from counters, so
 // the same seed always gives the same log. Used for the recorded fixtures and the replay benchmark.
+import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { isDomainError } from '../src/commands/errors.ts';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../src/commands/types.ts';
@@ -96,7 +97,7 @@ export class SessionGenerator {
       const aggressive = this.rand() < 0.125;
       const offset = 5 * Math.floor(this.rand() * 8) * (aggressive ? -1 : 1) + 5;
       const price = buy ? ref - offset : ref + offset;
-      this.run({ type: 'SubmitOrder', trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(this.rand() * 25), order_id: this.nextId(), fill_id_seed: this.nextId() });
+      this.run({ type: 'SubmitOrder', trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(this.rand() * 25), ...GTC_LIMIT, order_id: this.nextId(), fill_id_seed: this.nextId() });
     } else if (r < 0.95) {
       const open = state.books.openOrders(trader);
       const order = open[Math.floor(this.rand() * open.length)];

@@ -2,7 +2,7 @@
 // every chain hash H(previous ‖ canonical event). The first fault stops it, named by its seq.
 import { parseEvent } from '../src/events/event-schema.ts';
 import { chainHash, GENESIS_HASH, sha256Hex } from '../src/events/hash.ts';
-import type { ExchangeEvent } from '../src/events/types.ts';
+import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
 import type { RawRecord } from './log-source.ts';
 
 export class LogFault extends Error {
@@ -37,7 +37,7 @@ export class LogVerifier {
   }
 
   /** Checks the next record; throws LogFault naming the seq it expected when anything is wrong. */
-  check(record: RawRecord): ExchangeEvent {
+  check(record: RawRecord): RecordedEvent {
     const seq = this.expectedSeq;
     if (record.problem !== undefined) throw new LogFault(seq, record.problem);
     const parsed = parseEvent(record.value);

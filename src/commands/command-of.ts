@@ -32,11 +32,27 @@ export function commandOf(e: ExchangeEvent): Command {
     case 'OrderSubmitted': {
       const o = e.data.order;
       const seed = e.data.fills[0]?.fill_id ?? '00000000-0000-4000-8000-000000000000';
-      return { type: 'SubmitOrder', time, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, order_id: o.id, fill_id_seed: seed };
+      return {
+        type: 'SubmitOrder',
+        time,
+        trader_id: o.trader_id,
+        market: o.market,
+        side: o.side,
+        price: o.price,
+        quantity: o.quantity,
+        order_type: o.type,
+        time_in_force: o.time_in_force,
+        self_trade_prevention: o.self_trade_prevention,
+        client_order_id: o.client_order_id,
+        order_id: o.id,
+        fill_id_seed: seed,
+      };
     }
     case 'OrderAmended':
       return { type: 'AmendOrder', time, trader_id: e.data.trader_id, order_id: e.data.order_id, remaining: e.data.remaining };
     case 'OrderCanceled':
       return { type: 'CancelOrder', time, trader_id: e.data.trader_id, order_id: e.data.order_id };
+    case 'OrdersCanceled':
+      return { type: 'CancelAllOrders', time, trader_id: e.data.trader_id, market: e.data.market, reason: e.data.reason };
   }
 }

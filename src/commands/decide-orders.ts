@@ -1,15 +1,43 @@
 // Deciding trader commands: submission with its admission checks in the specification's order and the
-// matching it records, amend, cancel.
-import type { EventBody, FillFact } from '../events/types.ts';
+// matching it records (order types, time in force, self-trade prevention), amend, cancel, cancel-all.
+import type { EventBody, FillFact, SelfTradeCancelFact, OrderStatus } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
-import type { RestingOrder } from '../projections/order-book.ts';
+import type { PriceLevel, RestingOrder } from '../projections/order-book.ts';
 import { applyTrade, type PositionValues } from '../projections/position-math.ts';
-import { DomainError, fail, positionLimitText } from './errors.ts';
+import { DomainError, DuplicateSubmission, fail, positionLimitText } from './errors.ts';
 import { fillId } from './fill-ids.ts';
 import { isMarketSymbol, isPositiveInteger, MAX_MARK_PRICE, POSITION_LIMIT } from './rules.ts';
-import type { CommandOf } from './types.ts';
+import type { CommandOf, OrderRef } from './types.ts';
 
-export function decideSubmitOrder(state: ExchangeState, c: CommandOf<'SubmitOrder'>): EventBody {
+type Submit = CommandOf<'SubmitOrder'>;
+
+/**
+ * A client_order_id already used by this trader since the last reset: the same parameters make the
+ * submission a repeat (answered with the first order, nothing appended); other parameters are refused.
+ * Checked before anything else, so a retry is recognized whatever changed since (trading stopped, say).
+ */
+function checkClientOrderId(state: ExchangeState, c: Submit): void {
+  if (c.client_order_id === null) return;
+  const first = state.books.byClientId(c.trader_id, c.client_order_id);
+  if (first === undefined) return;
+  const t = first.terms;
+  const samePrice = c.order_type === 'MARKET' ? c.price === null : c.price === first.price;
+  if (
+    first.market === c.market &&
+    first.side === c.side &&
+    t.type === c.order_type &&
+    samePrice &&
+    first.quantity === c.quantity &&
+    t.time_in_force === c.time_in_force &&
+    t.self_trade_prevention === c.self_trade_prevention
+  ) {
+    throw new DuplicateSubmission(first.id);
+  }
+  fail('duplicate_client_order_id');
+}
+
+export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody {
+  checkClientOrderId(state, c);
   // 1. Global trading control.
   if (!state.markets.controls.trading_enabled) fail('trading_disabled');
   // 2. The market.
@@ -18,50 +46,127 @@ export function decideSubmitOrder(state: ExchangeState, c: CommandOf<'SubmitOrde
   if (market === undefined) fail('market_not_configured', `market ${c.market} is not configured`);
   if (market.status === 'disabled') fail('market_disabled', `market ${c.market} is disabled`);
   if (market.status === 'settled') fail('market_settled', `market ${c.market} is settled`);
-  // 3. Price.
-  if (!isPositiveInteger(c.price)) fail('invalid_price');
-  if (c.price % market.tick_size !== 0) fail('tick_size_violation', `price ${c.price} is not a multiple of the tick size ${market.tick_size}`);
+  // 3. Price (and what the order type allows).
+  const isMarket = c.order_type === 'MARKET';
+  if (isMarket) {
+    if (c.price !== null) fail('invalid_price', 'price is not allowed on a market order');
+    if (c.time_in_force !== 'IOC') fail('invalid_time_in_force', 'market orders take time_in_force IOC');
+  } else {
+    if (c.price === null) fail('invalid_price', 'price is required');
+    if (!isPositiveInteger(c.price)) fail('invalid_price');
+    if (c.price % market.tick_size !== 0) fail('tick_size_violation', `price ${c.price} is not a multiple of the tick size ${market.tick_size}`);
+  }
   // 4. Quantity.
   if (!isPositiveInteger(c.quantity)) fail('invalid_quantity');
   if (c.quantity < market.min_order_quantity) fail('quantity_below_minimum', `quantity ${c.quantity} is below the minimum order quantity ${market.min_order_quantity}`);
-  // 5. Worst case: every resting order of this side and the new one fill, on top of the position.
+  // 5. Worst case: every resting order of this side and the new one fill, on top of the position. The
+  // full quantity counts, whatever the order type (an IOC or market order could fill all of it).
   const exposure = state.books.exposure(c.trader_id, c.market);
   const net = state.positions.net(c.trader_id, c.market);
   const projected = c.side === 'BUY' ? net + exposure.buy + c.quantity : net - exposure.sell - c.quantity;
   if (Math.abs(projected) > POSITION_LIMIT) fail('position_limit_exceeded', positionLimitText(c.market, projected));
-  // Every fill of this order is at most its notional (a buy pays at most its limit; a sell fills at
-  // most its quantity against makers whose own notional passed this check), so this bounds them all.
-  if (!Number.isSafeInteger(c.price * c.quantity)) fail('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
-  if (c.price > MAX_MARK_PRICE) fail('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
+  if (c.price !== null) {
+    // Every fill of this order is at most its notional (a buy pays at most its limit; a sell fills at
+    // most its quantity against makers whose own notional passed this check), so this bounds them all.
+    if (!Number.isSafeInteger(c.price * c.quantity)) fail('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
+    if (c.price > MAX_MARK_PRICE) fail('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
+  }
 
-  const fills = match(state, c);
+  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  const best = opposite?.bestLevel ?? null;
+  const crosses = best !== null && (c.price === null || (c.side === 'BUY' ? best.price <= c.price : best.price >= c.price));
+  // Post-only is judged first, against every resting order (the trader's own included).
+  if (c.time_in_force === 'POST_ONLY' && crosses) fail('post_only_would_take');
+  if (isMarket && best === null) fail('no_liquidity');
+
+  const outcome = crosses ? match(state, c) : NO_MATCH;
   let filled = 0;
-  for (const f of fills) filled += f.quantity;
+  for (const f of outcome.fills) filled += f.quantity;
+  const left = c.quantity - filled;
+  const rests = left > 0 && !outcome.takerCanceled && (c.time_in_force === 'GTC' || c.time_in_force === 'POST_ONLY') && !isMarket;
+  let status: OrderStatus;
+  // A FOK order that could not fill in full (or crossed nothing at all) expires.
+  if (outcome.expired || (c.time_in_force === 'FOK' && left > 0)) status = 'expired';
+  else if (left === 0) status = 'filled';
+  else status = rests ? 'open' : 'canceled';
   return {
     type: 'OrderSubmitted',
     data: {
-      order: { id: c.order_id, trader_id: c.trader_id, market: c.market, side: c.side, price: c.price, quantity: c.quantity },
-      fills,
-      remaining: c.quantity - filled,
+      order: {
+        id: c.order_id,
+        trader_id: c.trader_id,
+        market: c.market,
+        side: c.side,
+        price: c.price,
+        quantity: c.quantity,
+        type: c.order_type,
+        time_in_force: c.time_in_force,
+        self_trade_prevention: c.self_trade_prevention,
+        client_order_id: c.client_order_id,
+      },
+      fills: outcome.fills,
+      self_trade_canceled: outcome.selfCanceled,
+      remaining: rests ? left : 0,
+      status,
     },
   };
 }
 
+interface MatchOutcome {
+  readonly fills: FillFact[];
+  readonly selfCanceled: SelfTradeCancelFact[];
+  /** Self-trade prevention canceled the rest of the incoming order (CANCEL_TAKER, CANCEL_BOTH). */
+  readonly takerCanceled: boolean;
+  /** A FOK order that could not fill in full: nothing happened. */
+  readonly expired: boolean;
+}
+
+const NO_MATCH: MatchOutcome = Object.freeze({ fills: [], selfCanceled: [], takerCanceled: false, expired: false });
+
+function withinLimit(c: Submit, level: PriceLevel): boolean {
+  return c.price === null || (c.side === 'BUY' ? level.price <= c.price : level.price >= c.price);
+}
+
+/**
+ * The quantity a FOK order could trade at once: self-trade prevention stops it at the trader's first own
+ * order (CANCEL_TAKER, CANCEL_BOTH) or skips own orders (CANCEL_MAKER, which would cancel them).
+ */
+function fillable(state: ExchangeState, c: Submit): number {
+  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  let total = 0;
+  for (let level = opposite?.bestLevel ?? null; level !== null && withinLimit(c, level); level = opposite?.levelAfter(level) ?? null) {
+    for (let maker: RestingOrder | null = level.head; maker !== null; maker = maker.next) {
+      if (maker.trader_id === c.trader_id && c.self_trade_prevention !== 'NONE') {
+        if (c.self_trade_prevention === 'CANCEL_MAKER') continue;
+        return total;
+      }
+      total += maker.remaining;
+      if (total >= c.quantity) return total;
+    }
+  }
+  return total;
+}
+
 /** Price-time priority against the opposite side; every execution at the maker's price. Reads only. */
-function match(state: ExchangeState, c: CommandOf<'SubmitOrder'>): FillFact[] {
-  const book = state.books.book(c.market);
-  if (book === undefined) return [];
-  const opposite = book.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
-  const best = opposite.bestLevel;
-  // Most orders do not cross: answer those without allocating the matching state.
-  if (best === null || (c.side === 'BUY' ? best.price > c.price : best.price < c.price)) return [];
+function match(state: ExchangeState, c: Submit): MatchOutcome {
+  if (c.time_in_force === 'FOK' && fillable(state, c) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
+  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
   const fills: FillFact[] = [];
+  const selfCanceled: SelfTradeCancelFact[] = [];
   const trial = new Map<string, PositionValues>();
   const takerSign = c.side === 'BUY' ? 1 : -1;
+  const stp = c.self_trade_prevention;
   let left = c.quantity;
-  let level: typeof best | null = best;
-  while (left > 0 && level !== null && (c.side === 'BUY' ? level.price <= c.price : level.price >= c.price)) {
+  let level = opposite?.bestLevel ?? null;
+  while (left > 0 && level !== null && withinLimit(c, level)) {
     for (let maker: RestingOrder | null = level.head; maker !== null && left > 0; maker = maker.next) {
+      if (stp !== 'NONE' && maker.trader_id === c.trader_id) {
+        if (stp === 'CANCEL_MAKER' || stp === 'CANCEL_BOTH') {
+          selfCanceled.push({ order_id: maker.id, side: maker.side, price: maker.price, remaining: maker.remaining, after_fills: fills.length });
+        }
+        if (stp === 'CANCEL_MAKER') continue;
+        return { fills, selfCanceled, takerCanceled: true, expired: false };
+      }
       const quantity = Math.min(left, maker.remaining);
       // Refuse the whole order, before anything changes, if any position it touches would overflow.
       tryTrade(state, trial, c.trader_id, c.market, takerSign * quantity, level.price);
@@ -69,9 +174,9 @@ function match(state: ExchangeState, c: CommandOf<'SubmitOrder'>): FillFact[] {
       fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: maker.id, maker_trader_id: maker.trader_id, price: level.price, quantity, maker_remaining: maker.remaining - quantity });
       left -= quantity;
     }
-    level = opposite.levelAfter(level);
+    level = opposite?.levelAfter(level) ?? null;
   }
-  return fills;
+  return { fills, selfCanceled, takerCanceled: false, expired: false };
 }
 
 function tryTrade(state: ExchangeState, trial: Map<string, PositionValues>, traderId: string, market: string, signedQty: number, price: number): void {
@@ -79,16 +184,25 @@ function tryTrade(state: ExchangeState, trial: Map<string, PositionValues>, trad
   trial.set(traderId, applyTrade(before, signedQty, price));
 }
 
-function ownOpenOrder(state: ExchangeState, traderId: string, orderId: string): RestingOrder {
-  const order = state.books.order(orderId);
-  if (order === undefined) fail('order_not_found', `order ${orderId} not found`);
-  if (order.trader_id !== traderId) fail('order_not_owned', `order ${orderId} belongs to another trader`);
+/**
+ * The caller's open order named by id or by client order id. By id, another trader's order is 403; a
+ * client order id is looked up among the caller's own orders only, so none found is always 404.
+ */
+function ownOpenOrder(state: ExchangeState, traderId: string, ref: OrderRef): RestingOrder {
+  if (ref.client_order_id !== undefined) {
+    const order = state.books.byClientId(traderId, ref.client_order_id);
+    if (order === undefined || order.status !== 'open') fail('order_not_found', `no open order with client_order_id ${ref.client_order_id}`);
+    return order;
+  }
+  const order = state.books.order(ref.order_id);
+  if (order === undefined) fail('order_not_found', `order ${ref.order_id} not found`);
+  if (order.trader_id !== traderId) fail('order_not_owned', `order ${ref.order_id} belongs to another trader`);
   return order;
 }
 
 export function decideAmendOrder(state: ExchangeState, c: CommandOf<'AmendOrder'>): EventBody {
   if (!isPositiveInteger(c.remaining)) fail('invalid_remaining');
-  const order = ownOpenOrder(state, c.trader_id, c.order_id);
+  const order = ownOpenOrder(state, c.trader_id, c);
   if (c.remaining > order.remaining) throw new DomainError('invalid_amend', `amend can only reduce remaining: ${c.remaining} > current ${order.remaining}`);
   return {
     type: 'OrderAmended',
@@ -97,6 +211,16 @@ export function decideAmendOrder(state: ExchangeState, c: CommandOf<'AmendOrder'
 }
 
 export function decideCancelOrder(state: ExchangeState, c: CommandOf<'CancelOrder'>): EventBody {
-  const order = ownOpenOrder(state, c.trader_id, c.order_id);
+  const order = ownOpenOrder(state, c.trader_id, c);
   return { type: 'OrderCanceled', data: { order_id: order.id, trader_id: order.trader_id, market: order.market, side: order.side, price: order.price, remaining: order.remaining } };
+}
+
+/** Every open order of the trader (in one market, or all), oldest first; one event however many. */
+export function decideCancelAll(state: ExchangeState, c: CommandOf<'CancelAllOrders'>): EventBody {
+  if (c.market !== null && !isMarketSymbol(c.market)) fail('invalid_market');
+  const orders = [];
+  for (const o of state.books.openOrderRecords(c.trader_id, c.market ?? undefined)) {
+    orders.push({ order_id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, remaining: o.remaining });
+  }
+  return { type: 'OrdersCanceled', data: { trader_id: c.trader_id, market: c.market, reason: c.reason, orders } };
 }

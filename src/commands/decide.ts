@@ -4,7 +4,7 @@ import type { EventBody } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { decidePostAdminMessage, decideProvisionTrader, decideResetTrading } from './decide-admin.ts';
 import { decideDeleteMarket, decideLoadConfig, decidePatchMarket, decideSettleMarket, decideUpsertMarket } from './decide-markets.ts';
-import { decideAmendOrder, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
+import { decideAmendOrder, decideCancelAll, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
 import type { Command } from './types.ts';
 
 export function decide(state: ExchangeState, command: Command): EventBody {
@@ -15,6 +15,8 @@ export function decide(state: ExchangeState, command: Command): EventBody {
       return decideAmendOrder(state, command);
     case 'CancelOrder':
       return decideCancelOrder(state, command);
+    case 'CancelAllOrders':
+      return decideCancelAll(state, command);
     case 'ProvisionTrader':
       return decideProvisionTrader(state, command);
     case 'ResetTrading':

@@ -15,6 +15,17 @@ export const ERRORS = {
   quantity_below_minimum: { status: 400, message: 'quantity is below the minimum order quantity' },
   position_limit_exceeded: { status: 409, message: 'projected net position would exceed the limit of +/-1000' },
   overflow: { status: 500, message: 'numeric overflow' },
+  // Trading extensions (trading-extensions.md), word for word.
+  invalid_order_type: { status: 400, message: 'type must be LIMIT or MARKET' },
+  invalid_time_in_force: { status: 400, message: 'time_in_force must be GTC, IOC, FOK or POST_ONLY' },
+  invalid_self_trade_prevention: { status: 400, message: 'self_trade_prevention must be NONE, CANCEL_TAKER, CANCEL_MAKER or CANCEL_BOTH' },
+  invalid_client_order_id: { status: 400, message: 'client_order_id must be 1 to 64 characters of A-Z a-z 0-9 . _ : -' },
+  duplicate_client_order_id: { status: 409, message: 'client_order_id already used' },
+  no_liquidity: { status: 409, message: 'no liquidity' },
+  post_only_would_take: { status: 409, message: 'post-only order would take liquidity' },
+  invalid_limit: { status: 400, message: 'invalid limit' },
+  invalid_cursor: { status: 400, message: 'invalid cursor' },
+  invalid_range: { status: 400, message: 'invalid candle range' },
 
   // Amend and cancel.
   invalid_remaining: { status: 400, message: 'remaining must be an integer greater than 0' },
@@ -73,6 +84,23 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.code = code;
     this.status = ERRORS[code].status;
+  }
+}
+
+/**
+ * Not a refusal: a submission that repeats an earlier one with the same client_order_id and the same
+ * parameters. Nothing is appended; the caller answers with the earlier order as it is now.
+ */
+export class DuplicateSubmission extends Error {
+  readonly orderId: string;
+
+  constructor(orderId: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(`duplicate of order ${orderId}`);
+    Error.stackTraceLimit = limit;
+    this.name = 'DuplicateSubmission';
+    this.orderId = orderId;
   }
 }
 

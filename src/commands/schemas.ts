@@ -15,13 +15,31 @@ export const MessageLevel = z.enum(['info', 'warning', 'critical']);
  */
 const Num = z.preprocess((v) => (v === Infinity ? Number.MAX_VALUE : v === -Infinity ? -Number.MAX_VALUE : v), z.number());
 
-export const SubmitOrderBody = z.object({
+export const OrderType = z.enum(['LIMIT', 'MARKET']);
+export const TimeInForce = z.enum(['GTC', 'IOC', 'FOK', 'POST_ONLY']);
+export const SelfTradePrevention = z.enum(['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH']);
+export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+export const ClientOrderId = z.string().regex(CLIENT_ORDER_ID, 'expected 1 to 64 characters of A-Z a-z 0-9 . _ : -');
+
+/** A limit order needs a price; a market order must not carry one (decide refuses that, in the spec's order). */
+export function requirePriceOfLimitOrder(body: { price?: number | undefined; type?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (body.price === undefined && body.type !== 'MARKET') ctx.addIssue({ code: 'custom', path: ['price'], message: 'price is required', input: undefined });
+}
+
+export const SubmitOrderFields = z.object({
   // No length cap here: the symbol is checked by decide, after trading_disabled, as the spec orders it.
   market: z.string(),
   side: Side,
-  price: Num,
+  // Required for a limit order (requirePriceOfLimitOrder); decide refuses one on a market order.
+  price: Num.optional(),
   quantity: Num,
+  client_order_id: ClientOrderId.optional(),
+  type: OrderType.optional(),
+  time_in_force: TimeInForce.optional(),
+  self_trade_prevention: SelfTradePrevention.optional(),
 });
+
+export const SubmitOrderBody = SubmitOrderFields.superRefine(requirePriceOfLimitOrder);
 export type SubmitOrderBody = z.infer<typeof SubmitOrderBody>;
 
 export const AmendOrderBody = z.object({ remaining: Num });

@@ -1,6 +1,6 @@
 // Commands: what a trader or an operator asks for, already parsed (zod) and stamped by the server with
 // the admission time and every new id, so deciding them is a pure function of state and command.
-import type { MessageLevel, Side } from '../events/types.ts';
+import type { CancelReason, MessageLevel, OrderType, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
 
 /** A market definition as an operator sends it; values are checked by decide, not trusted. */
 export interface MarketInput {
@@ -52,14 +52,25 @@ export type CommandBody =
       readonly trader_id: string;
       readonly market: string;
       readonly side: Side;
-      readonly price: number;
+      /** null for a market order (a limit order without a price never gets here: the request schema refuses it). */
+      readonly price: number | null;
       readonly quantity: number;
+      readonly order_type: OrderType;
+      readonly time_in_force: TimeInForce;
+      readonly self_trade_prevention: SelfTradePrevention;
+      readonly client_order_id: string | null;
       readonly order_id: string;
       /** Fill ids of this order are derived from this UUID (see fill-ids.ts): their count is unknown before matching. */
       readonly fill_id_seed: string;
     }
-  | { readonly type: 'AmendOrder'; readonly trader_id: string; readonly order_id: string; readonly remaining: number }
-  | { readonly type: 'CancelOrder'; readonly trader_id: string; readonly order_id: string };
+  | ({ readonly type: 'AmendOrder'; readonly trader_id: string; readonly remaining: number } & OrderRef)
+  | ({ readonly type: 'CancelOrder'; readonly trader_id: string } & OrderRef)
+  | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason };
+
+/** An order named by its id, or by the client order id its owner gave it (looked up among the owner's orders only). */
+export type OrderRef = { readonly order_id: string; readonly client_order_id?: undefined } | { readonly order_id?: undefined; readonly client_order_id: string };
+
+
 
 export type CommandType = CommandBody['type'];
 

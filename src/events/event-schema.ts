@@ -31,50 +31,96 @@ const AdminMessage = z.strictObject({
   body: z.string(),
 });
 
-const OrderRef = { order_id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos };
+const ClientOrderId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+const OrderRefData = { order_id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos };
+const Fill = z.strictObject({ fill_id: Id, maker_order_id: Id, maker_trader_id: Id, price: Pos, quantity: Pos, maker_remaining: Int });
 
-// `v` is absent on version-1 events and names the schema version on later ones; a version this code
-// does not know is refused rather than guessed at.
-const head = { seq: Pos, time: Time, v: z.literal(SCHEMA_VERSION).optional() };
-
-export const EventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ ...head, type: z.literal('TraderProvisioned'), data: z.strictObject({ trader_id: Id, username: z.string(), api_key_hash: z.string() }) }),
-  z.strictObject({ ...head, type: z.literal('TradingReset'), data: z.strictObject({ cleared_orders: Int, cleared_positions: Int, cleared_fills: Int }) }),
-  z.strictObject({ ...head, type: z.literal('TradingStarted'), data: z.strictObject({}) }),
-  z.strictObject({ ...head, type: z.literal('TradingStopped'), data: z.strictObject({}) }),
-  z.strictObject({ ...head, type: z.literal('ConfigLoaded'), data: z.strictObject({ trading_enabled: z.boolean().nullable(), markets: z.array(MarketDefinition) }) }),
-  z.strictObject({ ...head, type: z.literal('AdminMessagePosted'), data: AdminMessage }),
-  z.strictObject({ ...head, type: z.literal('MarketUpserted'), data: z.strictObject({ market: MarketDefinition }) }),
-  z.strictObject({
-    ...head,
-    type: z.literal('MarketPatched'),
-    data: z.strictObject({
-      market_id: z.string(),
-      changes: z.strictObject({ display_name: z.string().optional(), tick_size: Pos.optional(), min_order_quantity: Pos.optional(), reference_price: Pos.optional(), enabled: z.boolean().optional() }),
+// Event types whose data no schema version has changed; `head` says which version they belong to.
+function unchanged<H extends z.core.$ZodShape>(head: H) {
+  return [
+    z.strictObject({ ...head, type: z.literal('TraderProvisioned'), data: z.strictObject({ trader_id: Id, username: z.string(), api_key_hash: z.string() }) }),
+    z.strictObject({ ...head, type: z.literal('TradingReset'), data: z.strictObject({ cleared_orders: Int, cleared_positions: Int, cleared_fills: Int }) }),
+    z.strictObject({ ...head, type: z.literal('TradingStarted'), data: z.strictObject({}) }),
+    z.strictObject({ ...head, type: z.literal('TradingStopped'), data: z.strictObject({}) }),
+    z.strictObject({ ...head, type: z.literal('ConfigLoaded'), data: z.strictObject({ trading_enabled: z.boolean().nullable(), markets: z.array(MarketDefinition) }) }),
+    z.strictObject({ ...head, type: z.literal('AdminMessagePosted'), data: AdminMessage }),
+    z.strictObject({ ...head, type: z.literal('MarketUpserted'), data: z.strictObject({ market: MarketDefinition }) }),
+    z.strictObject({
+      ...head,
+      type: z.literal('MarketPatched'),
+      data: z.strictObject({
+        market_id: z.string(),
+        changes: z.strictObject({ display_name: z.string().optional(), tick_size: Pos.optional(), min_order_quantity: Pos.optional(), reference_price: Pos.optional(), enabled: z.boolean().optional() }),
+      }),
     }),
-  }),
+    z.strictObject({
+      ...head,
+      type: z.literal('MarketSettled'),
+      data: z.strictObject({ market_id: z.string(), settlement_price: Pos, canceled_orders: Int, affected_traders: Int, settled_quantity: Int, announcement: AdminMessage }),
+    }),
+    z.strictObject({ ...head, type: z.literal('MarketDeleted'), data: z.strictObject({ market_id: z.string(), mark_price: z.number().nullable() }) }),
+    z.strictObject({ ...head, type: z.literal('OrderAmended'), data: z.strictObject({ ...OrderRefData, previous_remaining: Pos, remaining: Pos }) }),
+    z.strictObject({ ...head, type: z.literal('OrderCanceled'), data: z.strictObject({ ...OrderRefData, remaining: Pos }) }),
+  ] as const;
+}
+
+// Version 1: no `v`.
+const headV1 = { seq: Pos, time: Time };
+const EventSchemaV1 = z.discriminatedUnion('type', [
+  ...unchanged(headV1),
   z.strictObject({
-    ...head,
-    type: z.literal('MarketSettled'),
-    data: z.strictObject({ market_id: z.string(), settlement_price: Pos, canceled_orders: Int, affected_traders: Int, settled_quantity: Int, announcement: AdminMessage }),
-  }),
-  z.strictObject({ ...head, type: z.literal('MarketDeleted'), data: z.strictObject({ market_id: z.string(), mark_price: z.number().nullable() }) }),
-  z.strictObject({
-    ...head,
+    ...headV1,
     type: z.literal('OrderSubmitted'),
     data: z.strictObject({
       order: z.strictObject({ id: Id, trader_id: Id, market: z.string(), side: Side, price: Pos, quantity: Pos }),
-      fills: z.array(z.strictObject({ fill_id: Id, maker_order_id: Id, maker_trader_id: Id, price: Pos, quantity: Pos, maker_remaining: Int })),
+      fills: z.array(Fill),
       remaining: Int,
     }),
   }),
-  z.strictObject({ ...head, type: z.literal('OrderAmended'), data: z.strictObject({ ...OrderRef, previous_remaining: Pos, remaining: Pos }) }),
-  z.strictObject({ ...head, type: z.literal('OrderCanceled'), data: z.strictObject({ ...OrderRef, remaining: Pos }) }),
+]);
+
+// Version 2: `v` names it; a version this code does not know is refused rather than guessed at.
+const headV2 = { seq: Pos, time: Time, v: z.literal(SCHEMA_VERSION) };
+const EventSchemaV2 = z.discriminatedUnion('type', [
+  ...unchanged(headV2),
+  z.strictObject({
+    ...headV2,
+    type: z.literal('OrderSubmitted'),
+    data: z.strictObject({
+      order: z.strictObject({
+        id: Id,
+        trader_id: Id,
+        market: z.string(),
+        side: Side,
+        price: Pos.nullable(),
+        quantity: Pos,
+        type: z.enum(['LIMIT', 'MARKET']),
+        time_in_force: z.enum(['GTC', 'IOC', 'FOK', 'POST_ONLY']),
+        self_trade_prevention: z.enum(['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH']),
+        client_order_id: ClientOrderId.nullable(),
+      }),
+      fills: z.array(Fill),
+      self_trade_canceled: z.array(z.strictObject({ order_id: Id, side: Side, price: Pos, remaining: Pos, after_fills: Int })),
+      remaining: Int,
+      status: z.enum(['open', 'filled', 'canceled', 'expired']),
+    }),
+  }),
+  z.strictObject({
+    ...headV2,
+    type: z.literal('OrdersCanceled'),
+    data: z.strictObject({
+      trader_id: Id,
+      market: z.string().nullable(),
+      reason: z.enum(['request', 'disconnect']),
+      orders: z.array(z.strictObject({ ...OrderRefData, remaining: Pos })),
+    }),
+  }),
 ]);
 
 /** Parses one event as recorded (any known schema version); returns the problem in words, or the event. */
 export function parseEvent(value: unknown): { ok: true; event: RecordedEvent } | { ok: false; problem: string } {
-  const r = EventSchema.safeParse(value);
+  const versioned = typeof value === 'object' && value !== null && 'v' in value;
+  const r = (versioned ? EventSchemaV2 : EventSchemaV1).safeParse(value);
   if (r.success) return { ok: true, event: r.data as RecordedEvent };
   const issue = r.error.issues[0];
   return { ok: false, problem: issue === undefined ? 'malformed event' : `${issue.path.join('.') || '(event)'}: ${issue.message}` };

@@ -2,7 +2,7 @@
 // never a random source: the import check in test/architecture.spec.ts holds that line).
 import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical.ts';
-import type { ExchangeEvent } from './types.ts';
+import type { RecordedEvent } from './upcasters/upcast.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -10,8 +10,8 @@ export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
 }
 
-/** The chain link of the log: H(previous hash ‖ canonical event). */
-export function chainHash(previousHash: string, event: ExchangeEvent): string {
+/** The chain link of the log: H(previous hash ‖ canonical event), over the event as recorded (any version). */
+export function chainHash(previousHash: string, event: RecordedEvent): string {
   // One-shot hashing of the concatenation: the same digest as two updates, and much cheaper per event.
   return hash('sha256', previousHash + canonicalJson(event), 'hex');
 }

@@ -2,6 +2,12 @@
 // fold needs to rebuild the state (ids, matched fills, counts), so applying it never decides anything.
 
 export type Side = 'BUY' | 'SELL';
+export type OrderType = 'LIMIT' | 'MARKET';
+export type TimeInForce = 'GTC' | 'IOC' | 'FOK' | 'POST_ONLY';
+export type SelfTradePrevention = 'NONE' | 'CANCEL_TAKER' | 'CANCEL_MAKER' | 'CANCEL_BOTH';
+/** An order's status: resting, filled in full, canceled (by its owner, by matching rules or at settlement), or a FOK that could not fill. */
+export type OrderStatus = 'open' | 'filled' | 'canceled' | 'expired';
+export type CancelReason = 'request' | 'disconnect';
 export type MessageLevel = 'info' | 'warning' | 'critical';
 
 export interface MarketDefinition {
@@ -49,8 +55,24 @@ export interface SubmittedOrderFact {
   readonly trader_id: string;
   readonly market: string;
   readonly side: Side;
-  readonly price: number;
+  /** null for a market order. */
+  readonly price: number | null;
   readonly quantity: number;
+  readonly type: OrderType;
+  readonly time_in_force: TimeInForce;
+  readonly self_trade_prevention: SelfTradePrevention;
+  readonly client_order_id: string | null;
+}
+
+/** A resting order of the taker's own that self-trade prevention canceled while the taker matched. */
+export interface SelfTradeCancelFact {
+  readonly order_id: string;
+  readonly side: Side;
+  readonly price: number;
+  /** Its remaining when canceled. */
+  readonly remaining: number;
+  /** How many of the submission's fills came before it: it left the book between fill n-1 and fill n. */
+  readonly after_fills: number;
 }
 
 export interface OrderRefFact {
@@ -87,12 +109,27 @@ export type EventBody =
       readonly data: {
         readonly order: SubmittedOrderFact;
         readonly fills: readonly FillFact[];
-        /** What is left of the order after matching; it rests when > 0. */
+        /** The taker's own resting orders canceled by self-trade prevention, in the order met. */
+        readonly self_trade_canceled: readonly SelfTradeCancelFact[];
+        /** What rests of the order after matching (> 0 only for a GTC or POST_ONLY limit order that rests). */
         readonly remaining: number;
+        /** The order's status after the command; what neither filled nor rests was canceled, or expired (FOK). */
+        readonly status: OrderStatus;
       };
     }
   | { readonly type: 'OrderAmended'; readonly data: OrderRefFact & { readonly previous_remaining: number; readonly remaining: number } }
-  | { readonly type: 'OrderCanceled'; readonly data: OrderRefFact & { readonly remaining: number } };
+  | { readonly type: 'OrderCanceled'; readonly data: OrderRefFact & { readonly remaining: number } }
+  | {
+      readonly type: 'OrdersCanceled';
+      readonly data: {
+        readonly trader_id: string;
+        /** The market the cancel was limited to, or null for every market. */
+        readonly market: string | null;
+        readonly reason: CancelReason;
+        /** Every order canceled, oldest first (created_at, then id), each with the remaining it had. */
+        readonly orders: readonly (OrderRefFact & { readonly remaining: number })[];
+      };
+    };
 
 export type EventType = EventBody['type'];
 
@@ -126,4 +163,5 @@ export const EVENT_TYPES: readonly EventType[] = [
   'OrderSubmitted',
   'OrderAmended',
   'OrderCanceled',
+  'OrdersCanceled',
 ];

@@ -4,16 +4,33 @@
 // market-data feed and the private feed are derived from.
 import { Subject } from 'rxjs';
 import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
-import { OrderBook, RestingOrder } from './order-book.ts';
+import { OrderBook, PLAIN_LIMIT as PLAIN, RestingOrder, type OrderTerms } from './order-book.ts';
 import type { FillView, OrderView } from './views.ts';
 
 export type RemovalCause = 'filled' | 'canceled' | 'settled' | 'reset';
+
+/** An order as a snapshot keeps it: every field of the record. */
+export interface OrderSnapshot {
+  readonly id: string;
+  readonly trader_id: string;
+  readonly market: string;
+  readonly side: Side;
+  readonly price: number;
+  readonly quantity: number;
+  readonly remaining: number;
+  readonly created_at: string;
+  readonly terms: OrderTerms;
+  readonly seq: number;
+  readonly status: RestingOrder['status'];
+  readonly filled: number;
+  readonly notional: number;
+}
 
 export type BookChange =
   | { readonly kind: 'order_added'; readonly order: OrderView }
   | { readonly kind: 'order_updated'; readonly order: OrderView }
   | { readonly kind: 'order_removed'; readonly order: OrderView; readonly cause: RemovalCause }
-  | { readonly kind: 'trade'; readonly fill: FillView; readonly maker_trader_id: string; readonly taker_trader_id: string };
+  | { readonly kind: 'trade'; readonly fill: FillView; readonly maker_trader_id: string; readonly taker_trader_id: string; readonly taker_side: Side };
 
 export interface BookEffect {
   readonly event: ExchangeEvent;
@@ -34,7 +51,35 @@ interface TraderOrders {
 }
 
 export function orderView(o: RestingOrder): OrderView {
-  return { id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, remaining: o.remaining, created_at: o.created_at };
+  const t = o.terms;
+  return {
+    id: o.id,
+    trader_id: o.trader_id,
+    market: o.market,
+    side: o.side,
+    price: t.type === 'MARKET' ? null : o.price,
+    quantity: o.quantity,
+    remaining: o.remaining,
+    created_at: o.created_at,
+    client_order_id: t.client_order_id,
+    type: t.type,
+    time_in_force: t.time_in_force,
+    self_trade_prevention: t.self_trade_prevention,
+    status: o.status,
+    average_fill_price: o.filled === 0 ? null : o.notional / o.filled,
+  };
+}
+
+function orderSnapshot(o: RestingOrder): OrderSnapshot {
+  return { id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, remaining: o.remaining, created_at: o.created_at, terms: o.terms, seq: o.seq, status: o.status, filled: o.filled, notional: o.notional };
+}
+
+function fromSnapshot(v: OrderSnapshot): RestingOrder {
+  const o = new RestingOrder(v.id, v.trader_id, v.market, v.side, v.price, v.quantity, v.remaining, v.created_at, v.terms, v.seq);
+  o.status = v.status;
+  o.filled = v.filled;
+  o.notional = v.notional;
+  return o;
 }
 
 const NO_EXPOSURE: Exposure = Object.freeze({ buy: 0, sell: 0 });
@@ -43,6 +88,10 @@ export class BooksProjection {
   private readonly books = new Map<string, OrderBook>();
   private readonly index = new Map<string, RestingOrder>();
   private readonly traders = new Map<string, TraderOrders>();
+  /** Every order since the last reset, by id, in submission order. */
+  private readonly history = new Map<string, RestingOrder>();
+  /** Per trader: client order id -> order, for every order since the last reset that had one. */
+  private readonly clientIds = new Map<string, Map<string, RestingOrder>>();
   readonly effects$ = new Subject<BookEffect>();
 
   book(market: string): OrderBook | undefined {
@@ -61,6 +110,27 @@ export class BooksProjection {
     return this.index.size;
   }
 
+  /** An order in any status since the last reset. */
+  anyOrder(id: string): RestingOrder | undefined {
+    return this.history.get(id);
+  }
+
+  /** A trader's order with this client order id, in any status since the last reset. */
+  byClientId(traderId: string, clientOrderId: string): RestingOrder | undefined {
+    return this.clientIds.get(traderId)?.get(clientOrderId);
+  }
+
+  /** Every order since the last reset, in submission order. */
+  allOrders(): IterableIterator<RestingOrder> {
+    return this.history.values();
+  }
+
+  get clientIdCount(): number {
+    let n = 0;
+    for (const ids of this.clientIds.values()) n += ids.size;
+    return n;
+  }
+
   /** Resting quantity per side of one trader in one market. */
   exposure(traderId: string, market: string): Exposure {
     return this.traders.get(traderId)?.exposure.get(market) ?? NO_EXPOSURE;
@@ -68,10 +138,14 @@ export class BooksProjection {
 
   /** The trader's resting orders, oldest first (created_at, then id), optionally of one market. */
   openOrders(traderId: string, market?: string): OrderView[] {
+    return this.openOrderRecords(traderId, market).map(orderView);
+  }
+
+  openOrderRecords(traderId: string, market?: string): RestingOrder[] {
     const mine = this.traders.get(traderId);
     if (mine === undefined) return [];
-    const out: OrderView[] = [];
-    for (const o of mine.orders.values()) if (market === undefined || o.market === market) out.push(orderView(o));
+    const out: RestingOrder[] = [];
+    for (const o of mine.orders.values()) if (market === undefined || o.market === market) out.push(o);
     return out.sort(byCreatedThenId);
   }
 
@@ -79,22 +153,41 @@ export class BooksProjection {
     return this.books.get(market)?.orderCount ?? 0;
   }
 
-  /** Every resting order, book by book, each side best first and FIFO within a price. */
-  snapshot(): OrderView[] {
-    const out: OrderView[] = [];
-    for (const book of this.books.values()) for (const side of [book.bids, book.asks]) for (const o of side.orders()) out.push(orderView(o));
-    return out;
+  /**
+   * Every resting order, book by book, each side best first and FIFO within a price; then every order
+   * that no longer rests, in submission order.
+   */
+  snapshot(): { resting: OrderSnapshot[]; done: OrderSnapshot[] } {
+    const resting: OrderSnapshot[] = [];
+    for (const book of this.books.values()) for (const side of [book.bids, book.asks]) for (const o of side.orders()) resting.push(orderSnapshot(o));
+    const done: OrderSnapshot[] = [];
+    for (const o of this.history.values()) if (o.level === null) done.push(orderSnapshot(o));
+    return { resting, done };
   }
 
   /** Rebuilds the books from a snapshot; pushing in the listed order restores every queue's priority. */
-  restore(orders: readonly OrderView[]): void {
-    for (const v of orders) {
-      const o = new RestingOrder(v.id, v.trader_id, v.market, v.side, v.price, v.quantity, v.remaining, v.created_at);
+  restore(s: { readonly resting: readonly OrderSnapshot[]; readonly done: readonly OrderSnapshot[] }): void {
+    for (const v of s.resting) {
+      const o = fromSnapshot(v);
       this.bookOf(v.market).sideOf(v.side).push(o);
       this.index.set(o.id, o);
       this.traderOrders(o.trader_id).orders.set(o.id, o);
       this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] += o.remaining;
+      this.remember(o);
     }
+    for (const v of s.done) this.remember(fromSnapshot(v));
+  }
+
+  private remember(o: RestingOrder): void {
+    this.history.set(o.id, o);
+    const cid = o.terms.client_order_id;
+    if (cid === null) return;
+    let ids = this.clientIds.get(o.trader_id);
+    if (ids === undefined) {
+      ids = new Map();
+      this.clientIds.set(o.trader_id, ids);
+    }
+    ids.set(cid, o);
   }
 
   apply(event: ExchangeEvent): void {
@@ -115,10 +208,19 @@ export class BooksProjection {
       }
       case 'OrderCanceled': {
         const o = this.mustFind(event.data.order_id);
+        o.status = 'canceled';
         changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
         this.unlink(o);
         break;
       }
+      case 'OrdersCanceled':
+        for (const ref of event.data.orders) {
+          const o = this.mustFind(ref.order_id);
+          o.status = 'canceled';
+          changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
+          this.unlink(o);
+        }
+        break;
       case 'MarketSettled': {
         const book = this.books.get(event.data.market_id);
         if (book !== undefined) this.clearBook(book, 'settled', changes);
@@ -126,6 +228,9 @@ export class BooksProjection {
       }
       case 'TradingReset':
         for (const book of this.books.values()) this.clearBook(book, 'reset', changes);
+        // Client order ids are unique per trader since the last reset: the history starts again.
+        this.history.clear();
+        this.clientIds.clear();
         break;
       case 'MarketDeleted':
         this.books.delete(event.data.market_id);
@@ -137,14 +242,35 @@ export class BooksProjection {
   }
 
   private applySubmitted(event: EventOf<'OrderSubmitted'>, changes: BookChange[]): OrderView {
-    const { order, fills, remaining } = event.data;
+    const { order, fills, self_trade_canceled: selfCanceled, remaining, status } = event.data;
     const book = this.bookOf(order.market);
-    for (const fill of fills) {
+    const terms: OrderTerms =
+      order.type === 'LIMIT' && order.time_in_force === 'GTC' && order.self_trade_prevention === 'NONE' && order.client_order_id === null
+        ? PLAIN
+        : { type: order.type, time_in_force: order.time_in_force, self_trade_prevention: order.self_trade_prevention, client_order_id: order.client_order_id };
+    const taker = new RestingOrder(order.id, order.trader_id, order.market, order.side, order.price ?? 0, order.quantity, remaining, event.time, terms, event.seq);
+    let canceledAt = 0;
+    for (let i = 0; i <= fills.length; i++) {
+      // Self-trade prevention took these out of the book before fill i was made.
+      while (canceledAt < selfCanceled.length && (selfCanceled[canceledAt] as { after_fills: number }).after_fills === i) {
+        const o = this.mustFind((selfCanceled[canceledAt] as { order_id: string }).order_id);
+        o.status = 'canceled';
+        changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
+        this.unlink(o);
+        canceledAt++;
+      }
+      const fill = fills[i];
+      if (fill === undefined) break;
       const maker = this.mustFind(fill.maker_order_id);
       const makerSide = book.sideOf(maker.side);
       this.exposureOf(maker.trader_id, maker.market)[maker.side === 'BUY' ? 'buy' : 'sell'] -= maker.remaining - fill.maker_remaining;
+      maker.filled += fill.quantity;
+      maker.notional += fill.price * fill.quantity;
+      taker.filled += fill.quantity;
+      taker.notional += fill.price * fill.quantity;
       if (fill.maker_remaining === 0) {
         makerSide.reduce(maker, 0);
+        maker.status = 'filled';
         changes.push({ kind: 'order_removed', order: orderView(maker), cause: 'filled' });
         this.unlink(maker, false);
       } else {
@@ -156,26 +282,31 @@ export class BooksProjection {
         fill: { fill_id: fill.fill_id, market: order.market, maker_order_id: maker.id, taker_order_id: order.id, price: fill.price, quantity: fill.quantity, occurred_at: event.time },
         maker_trader_id: maker.trader_id,
         taker_trader_id: order.trader_id,
+        taker_side: order.side,
       });
     }
-    const resting = new RestingOrder(order.id, order.trader_id, order.market, order.side, order.price, order.quantity, remaining, event.time);
+    taker.status = status;
+    // What neither filled nor rests was canceled (or expired): the record keeps that quantity.
+    if (remaining === 0) taker.remaining = order.quantity - taker.filled;
+    this.remember(taker);
     if (remaining > 0) {
-      book.sideOf(order.side).push(resting);
-      this.index.set(order.id, resting);
+      book.sideOf(order.side).push(taker);
+      this.index.set(order.id, taker);
       const mine = this.traderOrders(order.trader_id);
-      mine.orders.set(order.id, resting);
+      mine.orders.set(order.id, taker);
       this.exposureOf(order.trader_id, order.market)[order.side === 'BUY' ? 'buy' : 'sell'] += remaining;
-      const view = orderView(resting);
+      const view = orderView(taker);
       changes.push({ kind: 'order_added', order: view });
       return view;
     }
-    return orderView(resting);
+    return orderView(taker);
   }
 
   private clearBook(book: OrderBook, cause: RemovalCause, changes: BookChange[]): void {
     for (const side of [book.bids, book.asks]) {
       const doomed = [...side.orders()];
       for (const o of doomed) {
+        o.status = 'canceled';
         changes.push({ kind: 'order_removed', order: orderView(o), cause });
         this.unlink(o);
       }
@@ -247,6 +378,16 @@ export class BooksProjection {
       }
     }
     if (total !== this.index.size) throw new Error(`index holds ${this.index.size} orders, books ${total}`);
+    let open = 0;
+    for (const o of this.history.values()) {
+      const rests = this.index.get(o.id) === o;
+      if (rests !== (o.status === 'open')) throw new Error(`order ${o.id} is ${o.status} but ${rests ? 'rests' : 'does not rest'}`);
+      if (rests) open++;
+      if (o.filled + (o.status === 'filled' ? 0 : o.remaining) > o.quantity) throw new Error(`order ${o.id} filled ${o.filled} + remaining ${o.remaining} > quantity ${o.quantity}`);
+      const cid = o.terms.client_order_id;
+      if (cid !== null && this.clientIds.get(o.trader_id)?.get(cid) !== o) throw new Error(`order ${o.id} missing from the client order id index`);
+    }
+    if (open !== this.index.size) throw new Error(`history holds ${open} open orders, the books ${this.index.size}`);
     for (const [traderId, mine] of this.traders) {
       for (const [market, e] of mine.exposure) {
         const buy = sums.get(`${traderId}|${market}|BUY`) ?? 0;

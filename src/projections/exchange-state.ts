@@ -12,6 +12,7 @@ import { MarketsProjection } from './markets.ts';
 import { MessagesProjection } from './messages.ts';
 import { PositionsProjection } from './positions.ts';
 import { PrivateFeed } from './private-feed.ts';
+import { TradeTape } from './trade-tape.ts';
 import { TradersProjection } from './traders.ts';
 
 export interface ExchangeStateOptions {
@@ -27,6 +28,7 @@ export class ExchangeState {
   readonly books = new BooksProjection();
   readonly positions = new PositionsProjection();
   readonly fills = new FillsProjection();
+  readonly tape = new TradeTape();
   readonly marketData: MarketDataFeed;
   readonly privateFeed: PrivateFeed;
   readonly leaderboard: Leaderboard;
@@ -59,6 +61,7 @@ export class ExchangeState {
         this.messages.apply(e);
         this.positions.apply(e);
         this.fills.apply(e);
+        this.tape.apply(e);
         this.books.apply(e);
       } catch (err) {
         fault(err);

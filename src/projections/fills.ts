@@ -12,6 +12,11 @@ export class FillsProjection {
     return this.total;
   }
 
+  /** The trader's fills as kept (oldest first), not copied: for readers that only look. */
+  listOf(traderId: string): readonly FillView[] {
+    return this.byTrader.get(traderId) ?? [];
+  }
+
   of(traderId: string, market?: string): FillView[] {
     const all = this.byTrader.get(traderId) ?? [];
     return market === undefined ? all.slice() : all.filter((f) => f.market === market);

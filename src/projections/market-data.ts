@@ -32,8 +32,9 @@ export interface L3Snapshot {
 
 export const DEFAULT_DELTA_RING = 4096;
 
+/** Only resting orders reach the book feed, and a resting order always has a price. */
 export function bookOrderView(o: OrderView | { id: string; side: Side; price: number; remaining: number; created_at: string }): BookOrderView {
-  return { order_id: o.id, side: o.side, price: o.price, remaining: o.remaining, created_at: o.created_at };
+  return { order_id: o.id, side: o.side, price: o.price ?? 0, remaining: o.remaining, created_at: o.created_at };
 }
 
 class Ring {
@@ -171,7 +172,7 @@ function l3Event(change: BookChange): L3Event {
     case 'order_updated':
       return { kind: change.kind, order: bookOrderView(change.order) };
     case 'order_removed':
-      return { kind: 'order_removed', order_id: change.order.id, side: change.order.side, price: change.order.price };
+      return { kind: 'order_removed', order_id: change.order.id, side: change.order.side, price: change.order.price ?? 0 };
     case 'trade':
       return { kind: 'trade', maker_order_id: change.fill.maker_order_id, taker_order_id: change.fill.taker_order_id, price: change.fill.price, quantity: change.fill.quantity };
   }

@@ -2,25 +2,48 @@
 // insert, delete and best price), each level a FIFO of orders as an intrusive doubly linked list, so a
 // cancel or amend by id (through the index the books projection keeps) never walks a level.
 import btree from 'sorted-btree';
-import type { Side } from '../events/types.ts';
+import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
 
 const BTree = btree.default;
 type LevelTree = InstanceType<typeof BTree<number, PriceLevel>>;
 
+/** The terms an order was submitted with, beyond side, price and quantity. */
+export interface OrderTerms {
+  readonly type: OrderType;
+  readonly time_in_force: TimeInForce;
+  readonly self_trade_prevention: SelfTradePrevention;
+  readonly client_order_id: string | null;
+}
+
+export const PLAIN_LIMIT: OrderTerms = Object.freeze({ type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null });
+
+/**
+ * An order: while it rests, a node of its price level's FIFO; afterwards, the record that lookups by id
+ * or client order id still find (one object for both, so a resting order costs no second record).
+ */
 export class RestingOrder {
   readonly id: string;
   readonly trader_id: string;
   readonly market: string;
   readonly side: Side;
+  /** The limit price; 0 for a market order (which never rests; its views show null). */
   readonly price: number;
   readonly quantity: number;
+  /** While open: what rests. Once canceled or expired: what was canceled. Filled: 0. */
   remaining: number;
   readonly created_at: string;
+  readonly terms: OrderTerms;
+  /** The seq of the event that submitted it. */
+  readonly seq: number;
+  status: OrderStatus = 'open';
+  /** Quantity filled so far, and the sum of price * quantity over those fills. */
+  filled = 0;
+  notional = 0;
   prev: RestingOrder | null = null;
   next: RestingOrder | null = null;
   level: PriceLevel | null = null;
 
-  constructor(id: string, trader_id: string, market: string, side: Side, price: number, quantity: number, remaining: number, created_at: string) {
+  constructor(id: string, trader_id: string, market: string, side: Side, price: number, quantity: number, remaining: number, created_at: string, terms: OrderTerms = PLAIN_LIMIT, seq = 0) {
     this.id = id;
     this.trader_id = trader_id;
     this.market = market;
@@ -29,6 +52,8 @@ export class RestingOrder {
     this.quantity = quantity;
     this.remaining = remaining;
     this.created_at = created_at;
+    this.terms = terms;
+    this.seq = seq;
   }
 }
 

@@ -1,30 +1,41 @@
-// The bodies a trader gets back for an accepted order operation, built from the event alone (plus, for
-// amend and cancel, the order as it rested just before), so REST and WebSocket answer with the same
-// records field for field.
+// The bodies a trader gets back for an order operation, built right after the command is applied (the
+// order records keep every order since the last reset, whatever its status), so REST and WebSocket
+// answer with the same records field for field.
 import type { EventOf } from '../events/types.ts';
-import type { FillView, OrderView } from './views.ts';
+import { orderView } from './books.ts';
+import type { ExchangeState } from './exchange-state.ts';
+import type { OrderView, SubmitReply } from './views.ts';
 
-export interface SubmitReply {
-  readonly order: OrderView;
-  readonly fills: FillView[];
-  readonly resting: boolean;
-}
+export type { SubmitReply };
 
-/** The order after matching, the fills it made on submission, and whether a remainder rests. */
-export function submitReply(event: EventOf<'OrderSubmitted'>): SubmitReply {
-  const { order, fills, remaining } = event.data;
+/**
+ * The order after matching, the fills it made on submission, and whether a remainder rests. An order
+ * that does not rest shows as `remaining` what was canceled or expired (0 when filled in full).
+ */
+export function submitReply(state: ExchangeState, event: EventOf<'OrderSubmitted'>): SubmitReply {
+  const { order, fills } = event.data;
   return {
-    order: { id: order.id, trader_id: order.trader_id, market: order.market, side: order.side, price: order.price, quantity: order.quantity, remaining, created_at: event.time },
+    order: orderReply(state, order.id),
     fills: fills.map((f) => ({ fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time })),
-    resting: remaining > 0,
+    resting: event.data.remaining > 0,
   };
 }
 
-/**
- * The order an amend or cancel answers with: for an amend its new remaining; for a cancel the remaining
- * it had just before (the event records it), as the WebSocket order_state of a cancel shows it too.
- * `before` is the order as it rested when the command was admitted (the event lacks quantity and time).
- */
-export function changedOrderReply(before: OrderView, event: EventOf<'OrderAmended'> | EventOf<'OrderCanceled'>): OrderView {
-  return { ...before, remaining: event.data.remaining };
+/** A repeated submission: the first order as it is now, and all its fills so far (as taker or maker). */
+export function duplicateReply(state: ExchangeState, orderId: string): SubmitReply {
+  const order = orderReply(state, orderId);
+  const fills = state.fills.of(order.trader_id, order.market).filter((f) => f.taker_order_id === orderId || f.maker_order_id === orderId);
+  return { order, fills, resting: order.status === 'open', duplicate: true };
+}
+
+/** Any order of the history, as it is now. */
+export function orderReply(state: ExchangeState, orderId: string): OrderView {
+  const o = state.books.anyOrder(orderId);
+  if (o === undefined) throw new Error(`order ${orderId} is not in the order history`);
+  return orderView(o);
+}
+
+/** What cancel-all answers: every order it canceled, oldest first. */
+export function cancelAllReply(state: ExchangeState, event: EventOf<'OrdersCanceled'>): { canceled: OrderView[] } {
+  return { canceled: event.data.orders.map((o) => orderReply(state, o.order_id)) };
 }

@@ -2,10 +2,11 @@
 // derived from the log. Order: per execution the fill (to the taker and to the maker) and the maker's
 // order state, then the taker's own order state, as the WebSocket protocol lays out.
 import { Subject } from 'rxjs';
+import type { OrderStatus } from '../events/types.ts';
 import type { BookEffect, BooksProjection } from './books.ts';
 import type { FillView, OrderView } from './views.ts';
 
-export type OrderStatus = 'open' | 'filled' | 'canceled';
+export type { OrderStatus };
 
 export type PrivateEvent =
   | { readonly type: 'fill'; readonly trader_id: string; readonly user_sequence: number; readonly fill: FillView }
@@ -84,6 +85,6 @@ export class PrivateFeed {
           break;
       }
     }
-    if (effect.taker !== null) this.state(effect.taker, effect.taker.remaining > 0 ? 'open' : 'filled');
+    if (effect.taker !== null) this.state(effect.taker, effect.taker.status);
   }
 }

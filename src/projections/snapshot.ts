@@ -8,8 +8,10 @@
 // format, or from the start of the log.
 import type { SchemaVersion } from '../events/types.ts';
 import type { ExchangeState } from './exchange-state.ts';
+import type { OrderSnapshot } from './books.ts';
 import type { PositionsSnapshot } from './positions.ts';
-import type { AdminMessageView, ControlsView, FillView, MarketView, OrderView, TraderView } from './views.ts';
+import type { TapeTrade } from './trade-tape.ts';
+import type { AdminMessageView, ControlsView, FillView, MarketView, TraderView } from './views.ts';
 
 export const SNAPSHOT_VERSION = 2;
 
@@ -23,7 +25,9 @@ export interface StateSnapshot {
   readonly markets: MarketView[];
   readonly traders: TraderView[];
   readonly messages: AdminMessageView[];
-  readonly orders: OrderView[];
+  /** Resting orders in book order, then every other order since the last reset. */
+  readonly orders: { readonly resting: OrderSnapshot[]; readonly done: OrderSnapshot[] };
+  readonly tape: [string, TapeTrade[]][];
   readonly positions: PositionsSnapshot;
   readonly fills: { total: number; by_trader: [string, FillView[]][] };
   readonly book_sequences: [string, number][];
@@ -43,6 +47,7 @@ export function takeSnapshot(state: ExchangeState): StateSnapshot {
     traders: state.traders.snapshot(),
     messages: state.messages.snapshot(),
     orders: state.books.snapshot(),
+    tape: state.tape.snapshot(),
     positions: state.positions.snapshot(),
     fills: state.fills.snapshot(),
     book_sequences: [...state.marketData.allSequences()],
@@ -58,6 +63,7 @@ export function restoreSnapshot(state: ExchangeState, snapshot: StateSnapshot): 
   state.traders.restore(snapshot.traders);
   state.messages.restore(snapshot.messages);
   state.books.restore(snapshot.orders);
+  state.tape.restore(snapshot.tape);
   state.positions.restore(snapshot.positions);
   state.fills.restore(snapshot.fills);
   state.marketData.restoreSequences(snapshot.book_sequences);

@@ -53,6 +53,16 @@ export function canonicalState(state: ExchangeState): unknown {
  */
 function schemaV2Members(state: ExchangeState): Record<string, unknown> {
   const members: Record<string, unknown> = { schema: state.schema };
+  // Every order since the last reset, in any status, with its terms and fills so far (the client order
+  // id index is the `client_order_id` of these records).
+  const orders = [...state.books.allOrders()]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((o) => [o.id, o.trader_id, o.market, o.side, o.price, o.quantity, o.remaining, o.status, o.filled, o.notional, o.terms.type, o.terms.time_in_force, o.terms.self_trade_prevention, o.terms.client_order_id, o.created_at, o.seq]);
+  if (orders.length > 0) members['orders'] = orders;
+  const tape = byKey(state.tape.markets())
+    .filter(([, trades]) => trades.length > 0)
+    .map(([market, trades]) => ({ market, trades: trades.map((t) => [t.trade_id, t.price, t.quantity, t.taker_side, t.occurred_at, t.seq, t.n]) }));
+  if (tape.length > 0) members['tape'] = tape;
   return members;
 }
 

@@ -1,15 +1,24 @@
 // The records the service shows to clients, field for field as the specification names them.
-import type { MessageLevel, Side } from '../events/types.ts';
+import type { MessageLevel, OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
 
 export interface OrderView {
   readonly id: string;
   readonly trader_id: string;
   readonly market: string;
   readonly side: Side;
-  readonly price: number;
+  /** null for a market order. */
+  readonly price: number | null;
   readonly quantity: number;
+  /** Open: what rests. Canceled or expired: what was canceled. Filled: 0. */
   readonly remaining: number;
   readonly created_at: string;
+  readonly client_order_id: string | null;
+  readonly type: OrderType;
+  readonly time_in_force: TimeInForce;
+  readonly self_trade_prevention: SelfTradePrevention;
+  readonly status: OrderStatus;
+  /** Quantity-weighted mean price of the order's fills so far; null before its first fill. */
+  readonly average_fill_price: number | null;
 }
 
 export interface FillView {
@@ -86,4 +95,13 @@ export interface BookOrderView {
   readonly price: number;
   readonly remaining: number;
   readonly created_at: string;
+}
+
+/** The answer to an order submission (REST body, WS ack). */
+export interface SubmitReply {
+  readonly order: OrderView;
+  readonly fills: FillView[];
+  readonly resting: boolean;
+  /** Present (true) only on the answer to a repeated client_order_id. */
+  readonly duplicate?: true;
 }

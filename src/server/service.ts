@@ -61,6 +61,16 @@ export class ExchangeService {
     return this.exchange.state;
   }
 
+  /**
+   * Resolves once the event that submitted this order is durable, when replies wait for durability
+   * (at once otherwise): what a duplicate submission's answer waits for.
+   */
+  async whenDurable(orderId: string): Promise<void> {
+    if (!this.durableAcks) return;
+    const order = this.exchange.state.books.anyOrder(orderId);
+    if (order !== undefined) await this.persistence.durable(order.seq);
+  }
+
   /** Stops admitting commands (shutdown); later calls fail with service_unavailable. */
   close(): void {
     this.closed = true;

@@ -1,3 +1,4 @@
+import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import { expect } from 'chai';
 import { fillId } from '../../src/commands/fill-ids.ts';
 import type { MarketInput } from '../../src/commands/types.ts';
@@ -89,7 +90,7 @@ describe('core: PatchMarket', () => {
     const s = given(...WORLD, orderRested('m', BOB, 'SELL', 100, 2), { type: 'MarketPatched', data: { market_id: BTC, changes: { enabled: false } } });
     expect(s.exchange.state.books.order('m')?.remaining).to.equal(2);
     s.exchange.execute({ type: 'PatchMarket', market_id: BTC, changes: { enabled: true }, time: '2026-01-01T00:01:00.000000Z' });
-    const e = s.exchange.execute({ type: 'SubmitOrder', trader_id: ALICE, market: BTC, side: 'BUY', price: 100, quantity: 2, order_id: 't', fill_id_seed: SEED, time: '2026-01-01T00:01:01.000000Z' });
+    const e = s.exchange.execute({ type: 'SubmitOrder', trader_id: ALICE, market: BTC, side: 'BUY', price: 100, quantity: 2, ...GTC_LIMIT, order_id: 't', fill_id_seed: SEED, time: '2026-01-01T00:01:01.000000Z' });
     expect(e.type === 'OrderSubmitted' && e.data.fills.length).to.equal(1);
   });
 });

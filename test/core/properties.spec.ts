@@ -8,6 +8,7 @@ import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
 import { restoreSnapshot, takeSnapshot } from '../../src/projections/snapshot.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { actionArb, Simulation } from './simulation.ts';
+import { rerun } from '../../replay/audit.ts';
 
 function eventsOf(exchange: Exchange): readonly ExchangeEvent[] {
   return (exchange.log as InMemoryEventLog).all();
@@ -60,6 +61,19 @@ describe('core: properties of random sessions', function () {
         expect(second).to.deep.equal(first);
       }),
       { numRuns: 30, seed: 11 },
+    );
+  });
+
+  it('an audit re-runs every recorded command of a session mixing every order option and gets the same events', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 300 }), (actions) => {
+        const sim = new Simulation();
+        for (const a of actions) sim.step(a);
+        const auditor = new Exchange();
+        for (const e of eventsOf(sim.exchange)) rerun(auditor, JSON.parse(JSON.stringify(e)) as ExchangeEvent);
+        expect(stateHash(auditor.state)).to.equal(stateHash(sim.exchange.state));
+      }),
+      { numRuns: 30, seed: 5 },
     );
   });
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { parseEvent } from '../../src/events/event-schema.ts';
 import { SCHEMA_VERSION, type ExchangeEvent } from '../../src/events/types.ts';
-import type { RecordedEvent } from '../../src/events/upcasters/upcast.ts';
+import { upcast, type RecordedEvent } from '../../src/events/upcasters/upcast.ts';
 import { restoreSnapshot, takeSnapshot } from '../../src/projections/snapshot.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { fixturePath, type Expected } from '../../replay/fixtures.ts';
@@ -44,7 +44,7 @@ describe('core: event schema versions', () => {
     const v1 = new Exchange();
     for (const e of events) v1.fold(e);
     const v2 = new Exchange();
-    for (const e of events) v2.fold({ ...e, v: SCHEMA_VERSION } as ExchangeEvent);
+    for (const e of events) v2.fold({ ...upcast(e), v: SCHEMA_VERSION } as ExchangeEvent);
     expect(v2.state.schema).to.equal(SCHEMA_VERSION);
     expect(stateHash(v2.state)).to.not.equal(stateHash(v1.state));
   });

@@ -1,19 +1,33 @@
 // A deterministic driver for long random sessions: actions (from fast-check or a seeded generator)
 // become stamped commands with ids and times from counters, so the same actions give the same
 // commands, and the checks run after every step.
+import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { isDomainError } from '../../src/commands/errors.ts';
+import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
-import type { ExchangeEvent } from '../../src/events/types.ts';
+import type { ExchangeEvent, OrderType, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
 import { at } from './dsl.ts';
 
 export const MARKETS = ['AAA-USD', 'BBB-USD', 'CCC-USD'];
 export const TRADERS = ['t0', 't1', 't2', 't3', 't4'].map((t, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
 export type Action =
-  | { kind: 'submit'; trader: number; market: number; buy: boolean; price: number; quantity: number }
+  | {
+      kind: 'submit';
+      trader: number;
+      market: number;
+      buy: boolean;
+      price: number;
+      quantity: number;
+      type: OrderType;
+      tif: TimeInForce;
+      stp: SelfTradePrevention;
+      /** A small id space, so repeats (duplicates and conflicts) happen. */
+      cid: number | null;
+    }
+  | { kind: 'cancelAll'; trader: number; market: number | null }
   | { kind: 'cancel'; trader: number; pick: number }
   | { kind: 'amend'; trader: number; pick: number; fraction: number }
   | { kind: 'settle'; market: number; price: number }
@@ -22,7 +36,22 @@ export type Action =
   | { kind: 'reset' };
 
 export const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 60, arbitrary: fc.record({ kind: fc.constant('submit' as const), trader: fc.nat(TRADERS.length - 1), market: fc.nat(MARKETS.length - 1), buy: fc.boolean(), price: fc.integer({ min: 90, max: 110 }), quantity: fc.integer({ min: 1, max: 400 }) }) },
+  {
+    weight: 60,
+    arbitrary: fc.record({
+      kind: fc.constant('submit' as const),
+      trader: fc.nat(TRADERS.length - 1),
+      market: fc.nat(MARKETS.length - 1),
+      buy: fc.boolean(),
+      price: fc.integer({ min: 90, max: 110 }),
+      quantity: fc.integer({ min: 1, max: 400 }),
+      type: fc.constantFrom<OrderType>('LIMIT', 'LIMIT', 'LIMIT', 'LIMIT', 'MARKET'),
+      tif: fc.constantFrom<TimeInForce>('GTC', 'GTC', 'GTC', 'IOC', 'FOK', 'POST_ONLY'),
+      stp: fc.constantFrom<SelfTradePrevention>('NONE', 'NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'),
+      cid: fc.option(fc.nat(20), { freq: 3 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancelAll' as const), trader: fc.nat(TRADERS.length - 1), market: fc.option(fc.nat(MARKETS.length - 1), { freq: 2 }) }) },
   { weight: 25, arbitrary: fc.record({ kind: fc.constant('cancel' as const), trader: fc.nat(TRADERS.length - 1), pick: fc.nat() }) },
   { weight: 10, arbitrary: fc.record({ kind: fc.constant('amend' as const), trader: fc.nat(TRADERS.length - 1), pick: fc.nat(), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('settle' as const), market: fc.nat(MARKETS.length - 1), price: fc.integer({ min: 1, max: 200 }) }) },
@@ -51,16 +80,33 @@ export class Simulation {
     this.run({ type: 'UpsertMarket', market: { market_id: id, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } });
   }
 
-  /** Runs one command; refusals are normal in a random session and change nothing. */
+  /** Runs one command; refusals (and repeated client order ids) are normal in a random session and change nothing. */
   run(body: CommandBody): ExchangeEvent | null {
     const command = { ...body, time: at(++this.clock) } as Command;
     this.commands.push(command);
     try {
       return this.exchange.execute(command);
     } catch (err) {
-      if (isDomainError(err)) return null;
+      if (isDomainError(err) || err instanceof DuplicateSubmission) return null;
       throw err;
     }
+  }
+
+  /** What every accepted submission must respect, whatever its type, time in force and STP mode. */
+  private checkSubmission(event: ExchangeEvent): void {
+    if (event.type !== 'OrderSubmitted') throw new Error(`a submission produced ${event.type}`);
+    const { order, fills, remaining, status } = event.data;
+    let filled = 0;
+    for (const f of fills) filled += f.quantity;
+    const rests = this.exchange.state.books.order(order.id) !== undefined;
+    expect(rests, 'rests iff remaining > 0').to.equal(remaining > 0);
+    if (order.type === 'MARKET' || order.time_in_force === 'IOC' || order.time_in_force === 'FOK') expect(rests, `${order.type}/${order.time_in_force} never rests`).to.equal(false);
+    if (order.time_in_force === 'FOK') expect(filled === 0 || filled === order.quantity, 'FOK fills all or nothing').to.equal(true);
+    if (order.time_in_force === 'FOK' && filled === 0) expect(status).to.equal('expired');
+    if (order.time_in_force === 'POST_ONLY') expect(fills.length, 'POST_ONLY never takes').to.equal(0);
+    if (order.self_trade_prevention !== 'NONE') for (const f of fills) expect(f.maker_trader_id, 'no self-trade under a CANCEL mode').to.not.equal(order.trader_id);
+    expect(filled + remaining).to.be.at.most(order.quantity);
+    expect(status === 'filled').to.equal(filled === order.quantity);
   }
 
   step(a: Action): void {
@@ -68,9 +114,28 @@ export class Simulation {
     switch (a.kind) {
       case 'submit': {
         const trader = TRADERS[a.trader] as string;
-        this.run({ type: 'SubmitOrder', trader_id: trader, market: MARKETS[a.market] as string, side: a.buy ? 'BUY' : 'SELL', price: a.price, quantity: a.quantity, order_id: uuid(++this.ids), fill_id_seed: uuid(1_000_000 + ++this.ids * 1000) });
+        const market = a.type === 'MARKET';
+        const event = this.run({
+          type: 'SubmitOrder',
+          trader_id: trader,
+          market: MARKETS[a.market] as string,
+          side: a.buy ? 'BUY' : 'SELL',
+          price: market ? null : a.price,
+          quantity: a.quantity,
+          ...GTC_LIMIT,
+          order_type: a.type,
+          time_in_force: market ? 'IOC' : a.tif,
+          self_trade_prevention: a.stp,
+          client_order_id: a.cid === null ? null : `c${a.cid}`,
+          order_id: uuid(++this.ids),
+          fill_id_seed: uuid(1_000_000 + ++this.ids * 1000),
+        });
+        if (event !== null) this.checkSubmission(event);
         break;
       }
+      case 'cancelAll':
+        this.run({ type: 'CancelAllOrders', trader_id: TRADERS[a.trader] as string, market: a.market === null ? null : (MARKETS[a.market] as string), reason: 'request' });
+        break;
       case 'cancel':
       case 'amend': {
         const trader = TRADERS[a.trader] as string;

@@ -164,7 +164,24 @@ describe('core: SubmitOrder', () => {
   it('stamps time on the order and keeps it in the open orders', () => {
     const s = given(...WORLD);
     const e = s.when(submit(ALICE, 'BUY', 99, 5, 'o1')).then(orderRested('o1', ALICE, 'BUY', 99, 5));
-    expect(s.exchange.state.books.openOrders(ALICE)).to.deep.equal([{ id: 'o1', trader_id: ALICE, market: BTC, side: 'BUY', price: 99, quantity: 5, remaining: 5, created_at: e.time }]);
+    expect(s.exchange.state.books.openOrders(ALICE)).to.deep.equal([
+      {
+        id: 'o1',
+        trader_id: ALICE,
+        market: BTC,
+        side: 'BUY',
+        price: 99,
+        quantity: 5,
+        remaining: 5,
+        created_at: e.time,
+        client_order_id: null,
+        type: 'LIMIT',
+        time_in_force: 'GTC',
+        self_trade_prevention: 'NONE',
+        status: 'open',
+        average_fill_price: null,
+      },
+    ]);
     expect(e.time > at(0)).to.equal(true);
   });
 });

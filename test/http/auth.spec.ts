@@ -31,6 +31,12 @@ describe('HTTP authentication', () => {
         'POST /api/v1/orders',
         'PATCH /api/v1/orders/{order_id}',
         'DELETE /api/v1/orders/{order_id}',
+        // trading-extensions.md
+        'GET /api/v1/orders/{order_id}',
+        'GET /api/v1/orders/by-client-id/{client_order_id}',
+        'PATCH /api/v1/orders/by-client-id/{client_order_id}',
+        'DELETE /api/v1/orders/by-client-id/{client_order_id}',
+        'DELETE /api/v1/orders',
       ].sort(),
     );
     expect(admin.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).to.deep.equal(

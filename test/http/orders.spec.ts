@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { Client, expectError, TIMESTAMP, UUID, type OrderBody, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
-const ORDER_KEYS = ['id', 'trader_id', 'market', 'side', 'price', 'quantity', 'remaining', 'created_at'];
+// The base specification's fields, then those trading-extensions.md adds.
+const ORDER_KEYS = ['id', 'trader_id', 'market', 'side', 'price', 'quantity', 'remaining', 'created_at', 'client_order_id', 'type', 'time_in_force', 'self_trade_prevention', 'status', 'average_fill_price'];
 const FILL_KEYS = ['fill_id', 'market', 'maker_order_id', 'taker_order_id', 'price', 'quantity', 'occurred_at'];
 
 describe('HTTP orders', () => {
@@ -190,7 +191,8 @@ describe('HTTP orders', () => {
       expectError(await c.trader(bob.api_key, 'DELETE', `/api/v1/orders/${order.id}`), 403, 'order_not_owned', `order ${order.id} belongs to another trader`);
       const r = await c.trader<{ order: OrderBody }>(alice.api_key, 'DELETE', `/api/v1/orders/${order.id}`);
       expect(r.status).to.equal(200);
-      expect(r.body).to.deep.equal({ order });
+      // The order as it was when canceled (remaining = the canceled quantity), now with status canceled.
+      expect(r.body).to.deep.equal({ order: { ...order, status: 'canceled' } });
       expectError(await c.trader(alice.api_key, 'DELETE', `/api/v1/orders/${order.id}`), 404, 'order_not_found', `order ${order.id} not found`);
       expectError(await c.trader(alice.api_key, 'DELETE', '/api/v1/orders/123'), 400, 'invalid_request', 'order_id: expected a UUID');
     });

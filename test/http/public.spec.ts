@@ -59,8 +59,8 @@ describe('HTTP public routes and transport', () => {
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
     const wrong = await c.request('PUT', '/api/v1/orders', { apiKey: key });
-    expectError(wrong, 405, 'method_not_allowed', 'method PUT not allowed on /api/v1/orders; allowed: POST');
-    expect(wrong.headers.get('allow')).to.equal('POST');
+    expectError(wrong, 405, 'method_not_allowed', 'method PUT not allowed on /api/v1/orders; allowed: POST, DELETE');
+    expect(wrong.headers.get('allow')).to.equal('POST, DELETE');
     expect((await c.request('POST', '/api/v1/orders/3f2b7a3e-8f5e-4d7c-9a51-1c2d3e4f5a6b')).headers.get('allow')).to.equal('PATCH, DELETE');
   });
 

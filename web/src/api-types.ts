@@ -12,8 +12,8 @@ import type {
   MarketView,
   OrderView,
   PositionView,
+  SubmitReply,
 } from '../../src/projections/views.ts';
-import type { SubmitReply } from '../../src/projections/order-replies.ts';
 
 export type { LeaderboardRow, MarketStatus, MessageLevel, Side, SubmitReply };
 export type Market = MarketView;

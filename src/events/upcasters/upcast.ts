@@ -23,6 +23,20 @@ export function upcast(event: RecordedEvent): ExchangeEvent {
 }
 
 function upcastV1(event: V1Event): ExchangeEvent {
-  // Version 2 keeps every version-1 type's data as it was; the types it changes are read here.
-  return event as ExchangeEvent;
+  if (event.type !== 'OrderSubmitted') return event;
+  // Version 1 knew only GTC limit orders, without self-trade prevention or client order ids: what did
+  // not fill rested, so the order is open when something rests and filled otherwise.
+  const { order, fills, remaining } = event.data;
+  return {
+    seq: event.seq,
+    time: event.time,
+    type: 'OrderSubmitted',
+    data: {
+      order: { ...order, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null },
+      fills,
+      self_trade_canceled: [],
+      remaining,
+      status: remaining > 0 ? 'open' : 'filled',
+    },
+  };
 }

@@ -15,6 +15,8 @@ import express from 'express';
 import { DomainError, isDomainError, rateLimitText } from '../../commands/errors.ts';
 import type { ServerContext } from '../context.ts';
 import { adminRoutes } from './admin-routes.ts';
+import { marketDataRoutes } from './market-data-routes.ts';
+import { orderRoutes } from './order-routes.ts';
 import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
@@ -33,7 +35,7 @@ type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown,
 
 /** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
 export function allRoutes(openApiJson: () => string): AnyRoute[] {
-  return [...publicRoutes, ...traderRoutes, ...adminRoutes, ...docsRoutes(openApiJson)];
+  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, ...adminRoutes, ...docsRoutes(openApiJson)];
 }
 
 function pathOf(req: IncomingMessage): string {
@@ -68,7 +70,8 @@ export function createHttpApp(context: ServerContext): HttpApp {
   };
 
   const handlerOf = (route: AnyRoute): RouteHandler => {
-    const readsBody = route.method === 'post' || route.method === 'patch';
+    // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
+    const readsBody = route.method === 'post' || route.method === 'patch' || route.method === 'delete';
     return async (req, res, rawParams, rawQuery) => {
       try {
         let trader = null;

@@ -16,6 +16,10 @@ const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {
   tick_size: 'invalid_tick_size',
   min_order_quantity: 'invalid_min_order_quantity',
   reference_price: 'invalid_reference_price',
+  type: 'invalid_order_type',
+  time_in_force: 'invalid_time_in_force',
+  self_trade_prevention: 'invalid_self_trade_prevention',
+  client_order_id: 'invalid_client_order_id',
 };
 
 const DEFAULT_CODES: Readonly<Record<InputPlace, ErrorCode>> = { body: 'invalid_request', query: 'invalid_query', path: 'invalid_request' };

@@ -15,10 +15,16 @@ export const OrderSchema = z.object({
   trader_id: Uuid,
   market: z.string(),
   side: Side,
-  price: U64,
+  price: U64.nullable().meta({ description: 'the limit price; null for a market order' }),
   quantity: U64.meta({ description: 'original quantity' }),
-  remaining: U64.meta({ description: 'quantity still resting' }),
+  remaining: U64.meta({ description: 'open: quantity still resting; canceled or expired: the quantity canceled; filled: 0' }),
   created_at: Timestamp,
+  client_order_id: z.string().nullable().meta({ description: 'the id the trader gave the order, or null' }),
+  type: z.enum(['LIMIT', 'MARKET']),
+  time_in_force: z.enum(['GTC', 'IOC', 'FOK', 'POST_ONLY']),
+  self_trade_prevention: z.enum(['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH']),
+  status: z.enum(['open', 'filled', 'canceled', 'expired']),
+  average_fill_price: z.number().nullable().meta({ description: 'quantity-weighted mean price of the fills so far; null before the first' }),
 }).meta({ id: 'Order' });
 
 export const FillSchema = z.object({
@@ -114,7 +120,38 @@ export const SubmitOrderResponse = z.object({
   order: OrderSchema,
   fills: z.array(FillSchema),
   resting: z.boolean(),
+  duplicate: z.literal(true).optional().meta({ description: 'present on the 200 answer to a repeated client_order_id: the first order as it is now, with all its fills so far' }),
 });
+
+export const CancelAllResponse = z.object({ canceled: z.array(OrderSchema).meta({ description: 'every order canceled, oldest first' }) });
+
+const Cursor = z.string().nullable().meta({ description: 'pass as `before` for the next (older) page; null on the last page' });
+
+export const FillsPage = z.object({ fills: z.array(FillSchema), next: Cursor });
+export const OrdersPage = z.object({ orders: z.array(OrderSchema), next: Cursor });
+
+export const TradeSchema = z.object({
+  trade_id: Uuid,
+  price: U64,
+  quantity: U64,
+  taker_side: Side,
+  occurred_at: Timestamp,
+  seq: z.number().int().min(1).meta({ description: 'the log seq of the command that traded' }),
+}).meta({ id: 'Trade' });
+
+export const TradesPage = z.object({ trades: z.array(TradeSchema), next: Cursor });
+
+export const CandleSchema = z.object({
+  start: Timestamp,
+  open: U64,
+  high: U64,
+  low: U64,
+  close: U64,
+  volume: U64,
+  trades: z.number().int().min(1),
+}).meta({ id: 'Candle' });
+
+export const CandlesResponse = z.object({ candles: z.array(CandleSchema) });
 
 export const OrderResponse = z.object({ order: OrderSchema });
 

@@ -2,7 +2,8 @@
 // and calls back once the command may be acknowledged, before anything it caused is published. The
 // reply is written in that callback, so a client always has its answer before the WebSocket events.
 import type { ServerResponse } from 'node:http';
-import { DomainError } from '../../commands/errors.ts';
+import { DomainError, DuplicateSubmission } from '../../commands/errors.ts';
+import { duplicateReply } from '../../projections/order-replies.ts';
 import type { Command } from '../../commands/types.ts';
 import type { EventOf, EventType, ExchangeEvent } from '../../events/types.ts';
 import type { Stamp } from '../clock.ts';
@@ -26,19 +27,27 @@ export async function runCommand(
       return { error };
     }
   };
-  await context.service.execute(
-    build,
-    (event, built) => {
-      // Never throw here: the service publishes the command's events after this returns.
-      if ('body' in built) {
-        sendJson(res, status, built.body);
-        return;
-      }
-      context.logger.error({ err: built.error, seq: event.seq, type: event.type }, 'building the reply of an accepted command failed');
-      sendError(res, new DomainError('internal'));
-    },
-    capture,
-  );
+  try {
+    await context.service.execute(
+      build,
+      (event, built) => {
+        // Never throw here: the service publishes the command's events after this returns.
+        if ('body' in built) {
+          sendJson(res, status, built.body);
+          return;
+        }
+        context.logger.error({ err: built.error, seq: event.seq, type: event.type }, 'building the reply of an accepted command failed');
+        sendError(res, new DomainError('internal'));
+      },
+      capture,
+    );
+  } catch (err) {
+    if (!(err instanceof DuplicateSubmission)) throw err;
+    // A repeated client_order_id: nothing was appended. The answer waits, as the first one did, until
+    // the first order is durable, so a retry is never told of an order that could still be lost.
+    await context.service.whenDurable(err.orderId);
+    sendJson(res, 200, duplicateReply(context.service.state, err.orderId));
+  }
   return REPLIED;
 }
 

@@ -2,50 +2,32 @@
 import { z } from 'zod';
 import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { POSITION_LIMIT } from '../../commands/rules.ts';
-import { orderView } from '../../projections/books.ts';
-import type { OrderView } from '../../projections/views.ts';
-import { changedOrderReply, submitReply } from '../../projections/order-replies.ts';
-import type { Command } from '../../commands/types.ts';
-import type { Stamp } from '../clock.ts';
-import type { ServerContext } from '../context.ts';
-import type { ServerResponse } from 'node:http';
+import { defaultTimeInForce } from '../../commands/order-terms.ts';
+import { compareFills } from '../../projections/fills.ts';
+import { byCreatedThenId, orderView } from '../../projections/books.ts';
+import { submitReply } from '../../projections/order-replies.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
+import { changeOrder } from './order-routes.ts';
+import { PageQuery, pageBackwards, pageLimit, wantsPage } from './paging.ts';
 import {
   FillSchema,
   LeaderboardRowSchema,
+  FillsPage,
   OrderResponse,
   OrderSchema,
+  OrdersPage,
   PortfolioSchema,
   PositionSchema,
   SubmitOrderResponse,
   TraderProfileSchema,
 } from './response-schemas.ts';
-import { callerOf, defineRoute, type AnyRoute, type Replied } from './route.ts';
+import { callerOf, defineRoute, type AnyRoute } from './route.ts';
 import { eventOf, runCommand } from './run-command.ts';
 
-const TAG = 'Trader';
+const PagedMarketQuery = MarketFilterQuery.extend(PageQuery);
 
-/**
- * Amend or cancel: the reply is the order as it rested when the command was admitted (quantity and
- * created_at never change), with the remaining the event records.
- */
-function changeOrder(context: ServerContext, res: ServerResponse, orderId: string, build: (s: Stamp) => Command): Promise<Replied> {
-  let before: OrderView | null = null;
-  return runCommand(
-    context,
-    res,
-    200,
-    (s) => {
-      const resting = context.service.state.books.order(orderId);
-      before = resting === undefined ? null : orderView(resting);
-      return build(s);
-    },
-    (event) => {
-      if (before === null || (event.type !== 'OrderAmended' && event.type !== 'OrderCanceled')) throw new Error(`unexpected ${event.type} for an order change`);
-      return { order: changedOrderReply(before, event) };
-    },
-  );
-}
+const TAG = 'Trader';
 
 export const traderRoutes: readonly AnyRoute[] = [
   defineRoute({
@@ -111,11 +93,24 @@ export const traderRoutes: readonly AnyRoute[] = [
     rateLimited: true,
     tag: TAG,
     summary: 'The caller\'s resting orders',
-    description: 'Oldest first (created_at, then id).',
-    query: MarketFilterQuery,
-    success: { status: 200, description: 'array of Order', schema: z.array(OrderSchema) },
-    errors: ['invalid_market'],
-    handle: (call) => call.context.service.state.books.openOrders(callerOf(call).trader_id, call.query.market),
+    description:
+      'Without `limit` and `before`: every resting order, oldest first (created_at, then id), as an array. With either: a page ' +
+      '`{"orders", "next"}`, newest first (created_at, then id, descending); `before=<next>` continues with older orders.',
+    query: PagedMarketQuery,
+    success: { status: 200, description: 'array of Order, or a page of them', schema: z.union([z.array(OrderSchema), OrdersPage]) },
+    errors: ['invalid_market', 'invalid_limit', 'invalid_cursor'],
+    handle: (call) => {
+      const books = call.context.service.state.books;
+      const traderId = callerOf(call).trader_id;
+      if (!wantsPage(call.query)) return books.openOrders(traderId, call.query.market);
+      const limit = pageLimit(call.query.limit);
+      const from = call.query.before === undefined ? null : decodeCursor('open-orders', call.query.before, ['string', 'string']);
+      const all = books.openOrderRecords(traderId, call.query.market);
+      const at = from === null ? null : { created_at: from[0] as string, id: from[1] as string };
+      const page = pageBackwards(all, limit, at === null ? null : (o) => byCreatedThenId(o, at) < 0);
+      const last = page.items[page.items.length - 1];
+      return { orders: page.items.map(orderView), next: page.more && last !== undefined ? encodeCursor('open-orders', [last.created_at, last.id]) : null };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -124,11 +119,29 @@ export const traderRoutes: readonly AnyRoute[] = [
     rateLimited: true,
     tag: TAG,
     summary: 'The caller\'s fills, as maker or taker',
-    description: 'By occurred_at, then fill_id.',
-    query: MarketFilterQuery,
-    success: { status: 200, description: 'array of Fill', schema: z.array(FillSchema) },
-    errors: ['invalid_market'],
-    handle: (call) => call.context.service.state.fills.of(callerOf(call).trader_id, call.query.market),
+    description:
+      'Without `limit` and `before`: every fill, by occurred_at, then fill_id, as an array. With either: a page `{"fills", "next"}`, ' +
+      'newest first (occurred_at, then fill_id, descending); `before=<next>` continues with older fills.',
+    query: PagedMarketQuery,
+    success: { status: 200, description: 'array of Fill, or a page of them', schema: z.union([z.array(FillSchema), FillsPage]) },
+    errors: ['invalid_market', 'invalid_limit', 'invalid_cursor'],
+    handle: (call) => {
+      const fills = call.context.service.state.fills;
+      const traderId = callerOf(call).trader_id;
+      const market = call.query.market;
+      if (!wantsPage(call.query)) return fills.of(traderId, market);
+      const limit = pageLimit(call.query.limit);
+      const from = call.query.before === undefined ? null : decodeCursor('fills', call.query.before, ['string', 'string']);
+      const at = from === null ? null : { occurred_at: from[0] as string, fill_id: from[1] as string };
+      const page = pageBackwards(
+        fills.listOf(traderId),
+        limit,
+        at === null ? null : (f) => compareFills(f, at as Parameters<typeof compareFills>[1]) < 0,
+        market === undefined ? undefined : (f) => f.market === market,
+      );
+      const last = page.items[page.items.length - 1];
+      return { fills: page.items, next: page.more && last !== undefined ? encodeCursor('fills', [last.occurred_at, last.fill_id]) : null };
+    },
   }),
   defineRoute({
     method: 'post',
@@ -136,14 +149,27 @@ export const traderRoutes: readonly AnyRoute[] = [
     access: 'trader',
     rateLimited: true,
     tag: TAG,
-    summary: 'Submit a limit order',
+    summary: 'Submit an order (limit or market; GTC, IOC, FOK or POST_ONLY; with optional self-trade prevention and client order id)',
     description:
-      'Admission checks in this order, the first failing one answers: trading enabled; market symbol, configured, not disabled, not settled; ' +
-      'price > 0 and a tick multiple; quantity > 0 and >= min_order_quantity; worst-case net position (current net + resting orders of the ' +
-      'same side + this order) within +/-1000. Then matching at price-time priority, every execution at the maker\'s price.',
+      'A client_order_id already used by the caller since the last reset: with the same parameters (market, side, type, price, quantity, ' +
+      'time_in_force, self_trade_prevention) the answer is 200 with the first order as it is now, all its fills, and `duplicate: true`, and ' +
+      'nothing changes; with other parameters 409 duplicate_client_order_id. Then the admission checks in this order, the first failing ' +
+      'one answers: trading enabled; market symbol, configured, not disabled, not settled; price > 0 and a tick multiple (a market order ' +
+      'carries no price and takes time_in_force IOC); quantity > 0 and >= min_order_quantity; worst-case net position (current net + ' +
+      'resting orders of the same side + this order\'s full quantity) within +/-1000; a POST_ONLY order that would take liquidity is 409 ' +
+      'post_only_would_take; a market order against an empty opposite side is 409 no_liquidity. Then matching at price-time priority, ' +
+      'every execution at the maker\'s price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a ' +
+      'FOK order fills in full or expires with no fills.',
     body: SubmitOrderBody,
-    success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests', schema: SubmitOrderResponse },
+    success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests (200 with duplicate: true for a repeated client_order_id)', schema: SubmitOrderResponse },
     errors: [
+      'invalid_order_type',
+      'invalid_time_in_force',
+      'invalid_self_trade_prevention',
+      'invalid_client_order_id',
+      'duplicate_client_order_id',
+      'post_only_would_take',
+      'no_liquidity',
       'trading_disabled',
       'invalid_market',
       'market_not_configured',
@@ -163,8 +189,22 @@ export const traderRoutes: readonly AnyRoute[] = [
         call.context,
         call.res,
         201,
-        (s) => ({ type: 'SubmitOrder', time: s.time, trader_id: traderId, market: b.market, side: b.side, price: b.price, quantity: b.quantity, order_id: s.uuid(), fill_id_seed: s.uuid() }),
-        (event) => submitReply(eventOf(event, 'OrderSubmitted')),
+        (s) => ({
+          type: 'SubmitOrder',
+          time: s.time,
+          trader_id: traderId,
+          market: b.market,
+          side: b.side,
+          price: b.price ?? null,
+          quantity: b.quantity,
+          order_type: b.type ?? 'LIMIT',
+          time_in_force: b.time_in_force ?? defaultTimeInForce(b.type ?? 'LIMIT'),
+          self_trade_prevention: b.self_trade_prevention ?? 'NONE',
+          client_order_id: b.client_order_id ?? null,
+          order_id: s.uuid(),
+          fill_id_seed: s.uuid(),
+        }),
+        (event) => submitReply(call.context.service.state, eventOf(event, 'OrderSubmitted')),
       );
     },
   }),
@@ -182,7 +222,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     errors: ['invalid_remaining', 'invalid_amend', 'order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, call.params.order_id, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id, remaining: call.body.remaining }));
+      return changeOrder(call.context, call.res, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id, remaining: call.body.remaining }));
     },
   }),
   defineRoute({
@@ -198,7 +238,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     errors: ['order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, call.params.order_id, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id }));
+      return changeOrder(call.context, call.res, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id }));
     },
   }),
 ];

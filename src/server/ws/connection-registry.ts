@@ -1,16 +1,21 @@
 // Who gets what: every open connection, the connections subscribed to each market and those
 // authenticated as each trader, and the routing of the service's publications to them. Each frame is
 // encoded once and the same Buffer is queued on every connection that receives it.
+import type { ExchangeEvent } from '../../events/types.ts';
 import type { L3Delta } from '../../projections/market-data.ts';
+import { tradeView } from '../../projections/trade-tape.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';
-import { ACCOUNT_RESYNC_FRAME, adminMessageFrame, deltaFrame, l3ResyncFrame, privateEventFrame } from './frames.ts';
+import { ACCOUNT_RESYNC_FRAME, adminMessageFrame, deltaFrame, l3ResyncFrame, privateEventFrame, tradeFrame, tradesResyncFrame } from './frames.ts';
 
 export class ConnectionRegistry {
   readonly all = new Set<Connection>();
   private readonly byMarket = new Map<string, Set<Connection>>();
   private readonly byTrader = new Map<string, Set<Connection>>();
+  private readonly byTradesMarket = new Map<string, Set<Connection>>();
+  /** Per trader, its connections authenticated with cancel_on_disconnect. */
+  private readonly cancelOnDisconnect = new Map<string, Set<Connection>>();
   // A delta's frame, kept while the feed's ring keeps the delta, so a replay does not encode it again.
   private readonly frames = new WeakMap<L3Delta, Buffer>();
   /** The last sequence published per market: what heartbeats report. */
@@ -24,23 +29,78 @@ export class ConnectionRegistry {
     this.all.add(connection);
   }
 
-  remove(connection: Connection): void {
+  /**
+   * Forgets a closed connection. Returns the trader whose last cancel_on_disconnect connection this was
+   * (its orders are to be canceled), or null.
+   */
+  remove(connection: Connection): string | null {
     this.all.delete(connection);
     for (const market of connection.subscriptions.keys()) this.unindex(this.byMarket, market, connection);
     connection.subscriptions.clear();
+    for (const market of connection.tradeSubscriptions) this.unindex(this.byTradesMarket, market, connection);
+    connection.tradeSubscriptions.clear();
+    const last = this.leaveCancelOnDisconnect(connection);
     if (connection.trader !== null) this.unindex(this.byTrader, connection.trader.trader_id, connection);
     connection.trader = null;
+    return last;
   }
 
   publishedSequence(market: string): number {
     return this.published.get(market) ?? 0;
   }
 
-  /** Replaces the connection's identity (null: unauthenticated). */
-  setTrader(connection: Connection, trader: TraderView | null): void {
+  /**
+   * Replaces the connection's identity (null: unauthenticated). Authenticating again is not a disconnect:
+   * the connection simply stops counting for the previous trader's cancel_on_disconnect.
+   */
+  setTrader(connection: Connection, trader: TraderView | null, cancelOnDisconnect = false): void {
+    this.leaveCancelOnDisconnect(connection);
     if (connection.trader !== null) this.unindex(this.byTrader, connection.trader.trader_id, connection);
     connection.trader = trader;
     if (trader !== null) this.index(this.byTrader, trader.trader_id, connection);
+    if (trader !== null && cancelOnDisconnect) {
+      connection.cancelOnDisconnect = true;
+      this.index(this.cancelOnDisconnect, trader.trader_id, connection);
+    }
+  }
+
+  /** Takes the connection out of its trader's cancel_on_disconnect set; the trader's id if it was the last. */
+  private leaveCancelOnDisconnect(connection: Connection): string | null {
+    if (!connection.cancelOnDisconnect || connection.trader === null) return null;
+    connection.cancelOnDisconnect = false;
+    const traderId = connection.trader.trader_id;
+    this.unindex(this.cancelOnDisconnect, traderId, connection);
+    return this.cancelOnDisconnect.has(traderId) ? null : traderId;
+  }
+
+  subscribeTrades(connection: Connection, market: string): void {
+    if (connection.tradeSubscriptions.has(market)) return;
+    connection.tradeSubscriptions.add(market);
+    this.index(this.byTradesMarket, market, connection);
+  }
+
+  unsubscribeTrades(connection: Connection, market: string): void {
+    if (connection.tradeSubscriptions.delete(market)) this.unindex(this.byTradesMarket, market, connection);
+  }
+
+  /** The public `trades` channel: each execution of a submission, encoded once for its subscribers. */
+  onEvent(event: ExchangeEvent): void {
+    if (event.type !== 'OrderSubmitted' || event.data.fills.length === 0) return;
+    const market = event.data.order.market;
+    const subscribers = this.byTradesMarket.get(market);
+    if (subscribers === undefined) return;
+    const fills = event.data.fills;
+    for (let n = 0; n < fills.length; n++) {
+      const f = fills[n] as (typeof fills)[number];
+      const frame = tradeFrame(market, tradeView({ trade_id: f.fill_id, price: f.price, quantity: f.quantity, taker_side: event.data.order.side, occurred_at: event.time, seq: event.seq, n }));
+      // Trades are market data like deltas: a subscriber too far behind loses the channel, not the connection.
+      for (const connection of subscribers) if (!connection.queue.offerBroadcast(frame)) this.dropTrades(connection, market);
+    }
+  }
+
+  private dropTrades(connection: Connection, market: string): void {
+    this.unsubscribeTrades(connection, market);
+    connection.send(tradesResyncFrame(market));
   }
 
   /** Subscribes (or re-subscribes) with deltas to follow strictly after `after`. */

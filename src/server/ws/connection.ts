@@ -34,7 +34,11 @@ export class Connection {
   readonly ws: WebSocket;
   readonly queue: OutboundQueue;
   readonly subscriptions = new Map<string, Subscription>();
+  /** Markets whose public `trades` channel this connection follows. */
+  readonly tradeSubscriptions = new Set<string>();
   trader: TraderView | null = null;
+  /** Authenticated with cancel_on_disconnect: its trader's orders are canceled when its last such connection closes. */
+  cancelOnDisconnect = false;
   /** Cleared by each liveness round, set again by any pong or frame from the peer. */
   alive = true;
   private closed = false;

@@ -5,9 +5,10 @@ import type { ErrorCode } from '../../commands/errors.ts';
 import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
 import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
+import type { TradeView } from '../../projections/trade-tape.ts';
 import type { AdminMessageView, OrderView } from '../../projections/views.ts';
 
-export type TradingOp = 'submit_order' | 'cancel_order' | 'amend_order';
+export type TradingOp = 'submit_order' | 'cancel_order' | 'amend_order' | 'cancel_all';
 
 /** A frame many connections share: JSON encoded and UTF-8 encoded exactly once. */
 export function sharedFrame(message: object): Buffer {
@@ -35,8 +36,27 @@ export function subscribedFrame(market: string, lastSequence: number, epoch: str
   return JSON.stringify({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch });
 }
 
-export function unsubscribedFrame(market: string): string {
-  return JSON.stringify({ type: 'unsubscribed', channel: 'l3', market });
+export function unsubscribedFrame(channel: string, market: string): string {
+  return JSON.stringify({ type: 'unsubscribed', channel, market });
+}
+
+/** Extension: confirms a subscription to the public `trades` channel of a market. */
+export function tradesSubscribedFrame(market: string): string {
+  return JSON.stringify({ type: 'subscribed', channel: 'trades', market });
+}
+
+/** One execution on the public `trades` channel: encoded once for every subscriber. */
+export function tradeFrame(market: string, trade: TradeView): Buffer {
+  return sharedFrame({ type: 'trade', market, trade });
+}
+
+/** A `trades` subscriber too far behind lost the channel: it subscribes again for what follows. */
+export function tradesResyncFrame(market: string): string {
+  return JSON.stringify({ type: 'resync_required', channel: 'trades', market, expected_sequence: null, current_sequence: null, reason: 'trades lagged; subscribe again' });
+}
+
+export function cancelAllAckFrame(requestId: string | null, canceled: readonly OrderView[]): string {
+  return JSON.stringify({ type: 'ack', op: 'cancel_all', request_id: requestId, canceled });
 }
 
 /** `request_id` (extension) is added only when the offending frame carried one. */
@@ -49,7 +69,7 @@ export function rejectFrame(op: TradingOp, requestId: string | null, code: Error
 }
 
 export function submitAckFrame(requestId: string | null, reply: SubmitReply): string {
-  return JSON.stringify({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting });
+  return JSON.stringify({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting, ...(reply.duplicate === true ? { duplicate: true } : {}) });
 }
 
 export function orderAckFrame(op: 'cancel_order' | 'amend_order', requestId: string | null, order: OrderView): string {

@@ -65,7 +65,10 @@ export class WsGateway {
     this.registry.add(connection);
     ws.on('close', () => {
       connection.markClosed();
-      this.registry.remove(connection);
+      const last = this.registry.remove(connection);
+      // Its trader's last cancel_on_disconnect connection is gone (a close frame, a dropped socket, or a
+      // peer the heartbeat found dead); a server shutting down cancels nothing.
+      if (last !== null && this.closing === null) this.cancelOnDisconnect(last);
     });
     ws.on('error', (err) => this.context.logger.debug({ err, connection: connection.id }, 'ws connection error'));
     connection.send(this.heartbeat(connection));
@@ -86,8 +89,18 @@ export class WsGateway {
         this.registry.onAccountResync();
         break;
       case 'event':
+        this.registry.onEvent(p.event);
         break;
     }
+  }
+
+  private cancelOnDisconnect(traderId: string): void {
+    this.context.service
+      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect' }))
+      .then(
+        (event) => this.context.logger.info({ trader_id: traderId, seq: event.seq, canceled: event.type === 'OrdersCanceled' ? event.data.orders.length : 0 }, 'orders canceled on disconnect'),
+        (err: unknown) => this.context.logger.warn({ err, trader_id: traderId }, 'cancel on disconnect failed'),
+      );
   }
 
   private heartbeat(connection: Connection): string {

@@ -1,12 +1,11 @@
 // The protocol: what each client frame does. Order operations go through ExchangeService.execute, the
 // same admission path as REST (and, unlike REST, no rate limit); the ack is queued from the service's
 // reply hook, which runs before the command's publications go out, so it precedes the events it caused.
-import { ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import { DuplicateSubmission, ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import { defaultTimeInForce } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
-import { orderView } from '../../projections/books.ts';
-import { changedOrderReply, submitReply } from '../../projections/order-replies.ts';
-import type { OrderView } from '../../projections/views.ts';
+import { cancelAllReply, duplicateReply, orderReply, submitReply } from '../../projections/order-replies.ts';
 import type { Stamp } from '../clock.ts';
 import { hashApiKey } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
@@ -15,6 +14,7 @@ import type { Connection, Incoming, IncomingHandler } from './connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import {
   authenticatedFrame,
+  cancelAllAckFrame,
   errorFrame,
   orderAckFrame,
   pongFrame,
@@ -22,6 +22,7 @@ import {
   snapshotFrame,
   submitAckFrame,
   subscribedFrame,
+  tradesSubscribedFrame,
   unsubscribedFrame,
   type TradingOp,
 } from './frames.ts';
@@ -77,13 +78,15 @@ export class MessageHandler implements IncomingHandler {
         this.subscribe(connection, message);
         return undefined;
       case 'unsubscribe':
-        this.registry.unsubscribe(connection, message.market);
-        connection.send(unsubscribedFrame(message.market));
+        if (message.channel === 'trades') this.registry.unsubscribeTrades(connection, message.market);
+        else this.registry.unsubscribe(connection, message.market);
+        connection.send(unsubscribedFrame(message.channel, message.market));
         return undefined;
       case 'ping':
         connection.send(pongFrame(message.request_id ?? null));
         return undefined;
-      case 'submit_order':
+      case 'submit_order': {
+        const state = this.context.service.state;
         return this.trade(
           connection,
           'submit_order',
@@ -94,16 +97,31 @@ export class MessageHandler implements IncomingHandler {
             trader_id: traderId,
             market: message.market,
             side: message.side,
-            price: message.price,
+            price: message.price ?? null,
             quantity: message.quantity,
+            order_type: message.type ?? 'LIMIT',
+            time_in_force: message.time_in_force ?? defaultTimeInForce(message.type ?? 'LIMIT'),
+            self_trade_prevention: message.self_trade_prevention ?? 'NONE',
+            client_order_id: message.client_order_id ?? null,
             order_id: stamp.uuid(),
             fill_id_seed: stamp.uuid(),
           }),
-          (event, requestId) => (event.type === 'OrderSubmitted' ? submitAckFrame(requestId, submitReply(event)) : null),
+          (event, requestId) => (event.type === 'OrderSubmitted' ? submitAckFrame(requestId, submitReply(state, event)) : null),
         );
+      }
       case 'cancel_order':
       case 'amend_order':
         return this.changeOrder(connection, message);
+      case 'cancel_all': {
+        const state = this.context.service.state;
+        return this.trade(
+          connection,
+          'cancel_all',
+          message.request_id,
+          (stamp, traderId) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: message.market ?? null, reason: 'request' }),
+          (event, requestId) => (event.type === 'OrdersCanceled' ? cancelAllAckFrame(requestId, cancelAllReply(state, event).canceled) : null),
+        );
+      }
     }
   }
 
@@ -111,13 +129,18 @@ export class MessageHandler implements IncomingHandler {
     const trader = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
     // A failed attempt leaves the connection unauthenticated rather than silently keeping an identity
     // the client just tried to replace.
-    this.registry.setTrader(connection, trader ?? null);
+    this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true);
     if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
     else connection.send(authenticatedFrame(trader.trader_id, trader.username));
   }
 
   private subscribe(connection: Connection, message: ClientMessageOf<'subscribe'>): void {
     const { market } = message;
+    if (message.channel === 'trades') {
+      this.registry.subscribeTrades(connection, market);
+      connection.send(tradesSubscribedFrame(market));
+      return;
+    }
     if (!connection.subscriptions.has(market) && connection.subscriptions.size >= this.limits.maxSubscriptions) {
       connection.send(errorFrame('invalid_message', `too many subscriptions: at most ${this.limits.maxSubscriptions} markets per connection`));
       return;
@@ -144,37 +167,16 @@ export class MessageHandler implements IncomingHandler {
   }
 
   private changeOrder(connection: Connection, message: ClientMessageOf<'cancel_order'> | ClientMessageOf<'amend_order'>): Promise<void> | undefined {
-    // The reply shows the whole order, which the event does not record: take it as it rests at admission.
-    let before: OrderView | null = null;
-    const books = this.context.service.state.books;
-    const capture = (orderId: string): void => {
-      const resting = books.order(orderId);
-      before = resting === undefined ? null : orderView(resting);
-    };
+    const state = this.context.service.state;
+    // By order_id, or (extension) by the client order id the trader gave it.
+    const ref = message.client_order_id !== undefined ? { client_order_id: message.client_order_id } : { order_id: message.order_id ?? '' };
     const ack = (event: ExchangeEvent, requestId: string | null): string | null =>
-      before !== null && (event.type === 'OrderCanceled' || event.type === 'OrderAmended') ? orderAckFrame(message.op, requestId, changedOrderReply(before, event)) : null;
+      event.type === 'OrderCanceled' || event.type === 'OrderAmended' ? orderAckFrame(message.op, requestId, orderReply(state, event.data.order_id)) : null;
     if (message.op === 'cancel_order') {
-      return this.trade(
-        connection,
-        'cancel_order',
-        message.request_id,
-        (stamp, traderId) => {
-          capture(message.order_id);
-          return { type: 'CancelOrder', time: stamp.time, trader_id: traderId, order_id: message.order_id };
-        },
-        ack,
-      );
+      return this.trade(connection, 'cancel_order', message.request_id, (stamp, traderId) => ({ type: 'CancelOrder', time: stamp.time, trader_id: traderId, ...ref }), ack);
     }
-    return this.trade(
-      connection,
-      'amend_order',
-      message.request_id,
-      (stamp, traderId) => {
-        capture(message.order_id);
-        return { type: 'AmendOrder', time: stamp.time, trader_id: traderId, order_id: message.order_id, remaining: message.remaining };
-      },
-      ack,
-    );
+    const remaining = message.remaining;
+    return this.trade(connection, 'amend_order', message.request_id, (stamp, traderId) => ({ type: 'AmendOrder', time: stamp.time, trader_id: traderId, remaining, ...ref }), ack);
   }
 
   private trade(
@@ -191,17 +193,25 @@ export class MessageHandler implements IncomingHandler {
       return undefined;
     }
     return this.context.service
-      .execute(
+      .execute<string | null>(
         (stamp) => build(stamp, trader.trader_id),
-        (event) => {
-          const frame = ackFrame(event, requestId);
+        (event, frame) => {
           if (frame !== null) connection.send(frame);
           else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
         },
+        // Built right after the command is applied: with durable acks the ack waits for the commit, and
+        // by then later commands may have changed the state it shows.
+        (event) => ackFrame(event, requestId),
       )
       .then(
         () => undefined,
-        (err: unknown) => {
+        async (err: unknown) => {
+          if (err instanceof DuplicateSubmission) {
+            // A repeated client_order_id: acked with the first order, once that order is durable.
+            await this.context.service.whenDurable(err.orderId);
+            connection.send(submitAckFrame(requestId, duplicateReply(this.context.service.state, err.orderId)));
+            return;
+          }
           const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
           if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
           connection.send(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message));

@@ -1,6 +1,7 @@
 // Random trading sessions for the persistence tests: a seeded mix of every kind of command (orders,
 // amends, cancels, market administration, settlement, resets, operator messages, some with text that
 // COPY and jsonb must carry exactly), built as the service builds commands, from an admission stamp.
+import { GTC_LIMIT } from '../../../src/commands/order-terms.ts';
 import { createHash } from 'node:crypto';
 import { isDomainError } from '../../../src/commands/errors.ts';
 import type { Command, MarketInput } from '../../../src/commands/types.ts';
@@ -71,7 +72,7 @@ export class RandomSession {
       const offset = Math.floor(this.rand() * 11) - 5 + (side === 'BUY' ? -1 : 1);
       const price = Math.max(m.tick_size, ref + offset * m.tick_size);
       const quantity = m.min_order_quantity + Math.floor(this.rand() * 30);
-      return (s) => ({ type: 'SubmitOrder', time: s.time, trader_id: trader, market: m.market_id, side, price, quantity, order_id: s.uuid(), fill_id_seed: s.uuid() });
+      return (s) => ({ type: 'SubmitOrder', time: s.time, trader_id: trader, market: m.market_id, side, price, quantity, ...GTC_LIMIT, order_id: s.uuid(), fill_id_seed: s.uuid() });
     }
     if (r < 0.88) {
       const cancel = r < 0.8;
