@@ -61,7 +61,7 @@ describe('HTTP public routes and transport', () => {
     const wrong = await c.request('PUT', '/api/v1/orders', { apiKey: key });
     expectError(wrong, 405, 'method_not_allowed', 'method PUT not allowed on /api/v1/orders; allowed: POST, DELETE');
     expect(wrong.headers.get('allow')).to.equal('POST, DELETE');
-    expect((await c.request('POST', '/api/v1/orders/3f2b7a3e-8f5e-4d7c-9a51-1c2d3e4f5a6b')).headers.get('allow')).to.equal('PATCH, DELETE');
+    expect((await c.request('POST', '/api/v1/orders/3f2b7a3e-8f5e-4d7c-9a51-1c2d3e4f5a6b')).headers.get('allow')).to.equal('PATCH, DELETE, GET, HEAD');
   });
 
   it('a body over 64 KiB is 413 JSON; exactly 64 KiB is read', async () => {
