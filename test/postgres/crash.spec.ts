@@ -34,13 +34,21 @@ describe('PostgreSQL: kill -9 under load', function () {
     for (let i = 0; i < 8; i++) traders.push((await call<{ profile: { trader_id: string; api_key: string } }>(server.url, 'POST', '/api/v1/admin/users', admin, { username: `crash_${i}` })).body.profile);
 
     const acknowledged: string[] = [];
+    // Every order carries a client order id, so that each one can be retried after the restart.
+    const sent: { apiKey: string; body: Record<string, unknown>; id: string | null }[] = [];
     let stop = false;
     const base = server.url;
     const worker = async (t: { api_key: string }, w: number) => {
       for (let i = 0; !stop; i++) {
+        const body = { market: 'CRASH-USD', side: i % 2 === 0 ? 'BUY' : 'SELL', price: 95 + ((i + w) % 11), quantity: 1 + (i % 3), client_order_id: `w${w}-${i}` };
+        const request = { apiKey: t.api_key, body, id: null as string | null };
+        sent.push(request);
         try {
-          const r = await call<{ order: { id: string } }>(base, 'POST', '/api/v1/orders', { apiKey: t.api_key }, { market: 'CRASH-USD', side: i % 2 === 0 ? 'BUY' : 'SELL', price: 95 + ((i + w) % 11), quantity: 1 + (i % 3) });
-          if (r.status === 201) acknowledged.push(r.body.order.id);
+          const r = await call<{ order: { id: string } }>(base, 'POST', '/api/v1/orders', { apiKey: t.api_key }, body);
+          if (r.status === 201) {
+            acknowledged.push(r.body.order.id);
+            request.id = r.body.order.id;
+          }
         } catch {
           return; // the connection died with the process
         }
@@ -75,6 +83,20 @@ describe('PostgreSQL: kill -9 under load', function () {
       expect(positions.status).to.equal(200);
       const shown = positions.body.find((p) => p.market === 'CRASH-USD')?.net_quantity ?? 0;
       expect(shown, `net position of ${t.trader_id}`).to.equal(replay.state.positions.net(t.trader_id, 'CRASH-USD'));
+    }
+    // A retry of every request after the restart (same client order id, same parameters) is answered as
+    // a duplicate of the acknowledged order; one that was never acknowledged either was stored (a
+    // duplicate then) or is admitted now: never two orders for one client order id.
+    for (const request of sent) {
+      const r = await call<{ order: { id: string }; duplicate?: boolean }>(server.url, 'POST', '/api/v1/orders', { apiKey: request.apiKey }, request.body);
+      if (request.id !== null) {
+        expect(r.status, `retry of ${String(request.body['client_order_id'])}`).to.equal(200);
+        expect(r.body.duplicate).to.equal(true);
+        expect(r.body.order.id).to.equal(request.id);
+      } else {
+        expect([200, 201]).to.include(r.status);
+        expect(r.status === 200).to.equal(storedOrders.has(r.body.order.id));
+      }
     }
     // And it keeps trading on the same log.
     const more = await call(server.url, 'POST', '/api/v1/orders', { apiKey: traders[0]?.api_key as string }, { market: 'CRASH-USD', side: 'BUY', price: 90, quantity: 1 });
