@@ -2,7 +2,7 @@
 // an NDJSON log with chain hashes and an .expected.json with the state hash and leaderboard at the
 // head (and, for the reset fixture, just before the reset). The golden test replays them: a change to
 // the code that alters what an existing log means fails it.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { canonicalJson } from '../src/events/canonical.ts';
 import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
 import { Exchange } from '../src/commands/exchange.ts';
@@ -12,8 +12,12 @@ import { stateHash } from '../src/projections/state-hash.ts';
 import { SessionGenerator, type SessionOptions } from './session-generator.ts';
 
 export const FIXTURES: Record<string, SessionOptions> = {
+  // Recorded with schema version 1 (before trading-extensions.md): never rewritten.
   'round-with-settlement': { seed: 1, commands: 1200, settleAt: 800 },
   'reset-between-rounds': { seed: 2, commands: 1000, resetAt: 600 },
+  // Schema version 2: every order type, time in force and self-trade prevention mode, client order ids
+  // with repeats, cancel-all, a settlement and a reset.
+  'order-types-and-cancel-all': { seed: 3, commands: 1500, settleAt: 900, resetAt: 1200, extensions: true },
 };
 
 export function fixturePath(name: string, ext: 'ndjson' | 'expected.json'): string {
@@ -48,8 +52,12 @@ export function expectedFor(events: readonly ExchangeEvent[]): Expected {
   return { events: events.length, state_hash: stateHash(state), leaderboard: state.leaderboard.at(state.seq), ...(beforeReset === undefined ? {} : { before_reset: beforeReset }) };
 }
 
+// `node replay/fixtures.ts NAME...` writes those fixtures; without names, only the ones not written yet.
+// A recorded log is evidence: one already written is never regenerated unless named.
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const named = process.argv.slice(2);
   for (const [name, options] of Object.entries(FIXTURES)) {
+    if (named.length > 0 ? !named.includes(name) : existsSync(fixturePath(name, 'ndjson'))) continue;
     const exchange = new SessionGenerator(options).generate();
     const events = (exchange.log as InMemoryEventLog).all();
     writeFileSync(fixturePath(name, 'ndjson'), toNdjson(events));

@@ -3,7 +3,7 @@
 // delete and re-create, and optionally a reset between rounds. Seeded, with stamps from counters, so
 // the same seed always gives the same log. Used for the recorded fixtures and the replay benchmark.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
-import { isDomainError } from '../src/commands/errors.ts';
+import { DuplicateSubmission, isDomainError } from '../src/commands/errors.ts';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../src/commands/types.ts';
 import { formatMicros } from '../src/server/clock.ts';
@@ -20,6 +20,12 @@ export interface SessionOptions {
   readonly settleAt?: number;
   /** Stop early once the log holds this many events. */
   readonly maxEvents?: number;
+  /**
+   * Also use trading-extensions.md: market, IOC, FOK and post-only orders, self-trade prevention,
+   * client order ids (with repeats) and cancel-all. Off, the session draws exactly the numbers it always
+   * did, so older sessions come out the same.
+   */
+  readonly extensions?: boolean;
 }
 
 function uuid(prefix: number, n: number): string {
@@ -48,7 +54,8 @@ export class SessionGenerator {
     try {
       this.exchange.execute({ ...body, time: formatMicros(this.micros) } as Command);
     } catch (err) {
-      if (!isDomainError(err)) throw err;
+      // Refusals, and repeated client order ids, are part of a realistic session and append nothing.
+      if (!isDomainError(err) && !(err instanceof DuplicateSubmission)) throw err;
     }
   }
 
@@ -83,7 +90,22 @@ export class SessionGenerator {
     this.createMarket(id, i);
   }
 
+  /** Order terms drawn for an extensions session; a market order drops its price. */
+  private terms(): { order_type: 'LIMIT' | 'MARKET'; time_in_force: 'GTC' | 'IOC' | 'FOK' | 'POST_ONLY'; self_trade_prevention: 'NONE' | 'CANCEL_TAKER' | 'CANCEL_MAKER' | 'CANCEL_BOTH'; client_order_id: string | null; price?: null } {
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(this.rand() * xs.length)] as T;
+    const market = this.rand() < 0.06;
+    const cid = this.rand() < 0.4 ? `cid-${Math.floor(this.rand() * 200)}` : null;
+    return {
+      order_type: market ? 'MARKET' : 'LIMIT',
+      time_in_force: market ? 'IOC' : pick(['GTC', 'GTC', 'GTC', 'IOC', 'FOK', 'POST_ONLY'] as const),
+      self_trade_prevention: pick(['NONE', 'NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'] as const),
+      client_order_id: cid,
+      ...(market ? { price: null } : {}),
+    };
+  }
+
   private step(): void {
+    const o = this.options;
     const r = this.rand();
     const t = Math.floor(this.rand() * this.traders.length);
     const trader = this.traders[t] as string;
@@ -97,7 +119,10 @@ export class SessionGenerator {
       const aggressive = this.rand() < 0.125;
       const offset = 5 * Math.floor(this.rand() * 8) * (aggressive ? -1 : 1) + 5;
       const price = buy ? ref - offset : ref + offset;
-      this.run({ type: 'SubmitOrder', trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(this.rand() * 25), ...GTC_LIMIT, order_id: this.nextId(), fill_id_seed: this.nextId() });
+      const quantity = 1 + Math.floor(this.rand() * 25);
+      this.run({ type: 'SubmitOrder', trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity, ...(o.extensions === true ? this.terms() : GTC_LIMIT), order_id: this.nextId(), fill_id_seed: this.nextId() } as CommandBody);
+    } else if (o.extensions === true && r < 0.64) {
+      this.run({ type: 'CancelAllOrders', trader_id: trader, market: this.rand() < 0.5 ? null : (this.markets[Math.floor(this.rand() * this.markets.length)] as string), reason: this.rand() < 0.3 ? 'disconnect' : 'request' });
     } else if (r < 0.95) {
       const open = state.books.openOrders(trader);
       const order = open[Math.floor(this.rand() * open.length)];
