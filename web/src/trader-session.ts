@@ -148,7 +148,8 @@ export class TraderSession {
   /** Records the side of an order this page submitted, then lets the events update the lists. */
   noteOrder(order: Order): void {
     this.sides.set(order.id, order.side);
-    if (order.remaining > 0) this.openOrders.set(order.id, order);
+    if (order.status === 'open') this.openOrders.set(order.id, order);
+    else this.openOrders.delete(order.id);
     this.emit();
   }
 

@@ -36,7 +36,17 @@ export class TraderView {
   private readonly ticketSide = h('select', { 'data-testid': 'ticket-side' }, h('option', { value: 'BUY' }, 'BUY'), h('option', { value: 'SELL' }, 'SELL'));
   private readonly ticketPrice = h('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric', 'data-testid': 'ticket-price' });
   private readonly ticketQty = h('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric', 'data-testid': 'ticket-quantity' });
+  private readonly ticketType = h('select', { 'data-testid': 'ticket-type' }, h('option', { value: 'LIMIT' }, 'Limit'), h('option', { value: 'MARKET' }, 'Market'));
+  private readonly ticketTif = h(
+    'select',
+    { 'data-testid': 'ticket-tif' },
+    h('option', { value: 'GTC' }, 'GTC'),
+    h('option', { value: 'IOC' }, 'IOC'),
+    h('option', { value: 'FOK' }, 'FOK'),
+    h('option', { value: 'POST_ONLY' }, 'Post only'),
+  );
   private readonly ticketButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'ticket-submit' }, 'Place order');
+  private readonly cancelAllButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel-all' }, 'Cancel all');
   private readonly ticketStatus = new StatusLine('ticket-status');
 
   private readonly ordersBody = h('tbody');
@@ -80,16 +90,31 @@ export class TraderView {
       { class: 'ticket', 'data-testid': 'order-ticket', onsubmit: (e: Event) => this.submitTicket(e) },
       field('Market', this.ticketMarket),
       field('Side', this.ticketSide),
+      field('Type', this.ticketType),
+      field('Time in force', this.ticketTif),
       field('Price', this.ticketPrice),
       field('Quantity', this.ticketQty),
       this.ticketButton,
     );
+    // A market order carries no price and takes IOC: the ticket says so rather than let the service refuse.
+    this.ticketType.addEventListener('change', () => {
+      const market = this.ticketType.value === 'MARKET';
+      this.ticketPrice.disabled = market;
+      this.ticketTif.disabled = market;
+      if (market) this.ticketTif.value = 'IOC';
+    });
+    this.cancelAllButton.addEventListener('click', () => {
+      void this.ordersStatus.run(this.cancelAllButton, () => this.session.call<{ canceled: Order[] }>('DELETE', '/api/v1/orders'), (reply) => {
+        for (const o of reply.canceled) this.session.noteOrder(o);
+        return `${fmtInt(reply.canceled.length)} order${reply.canceled.length === 1 ? '' : 's'} canceled`;
+      });
+    });
     this.sessionBox = h(
       'div',
       { class: 'trader-grid' },
       h('div', { class: 'span-all' }, this.identity, this.summary),
       panel('Order ticket', { class: 'ticket-panel' }, ticket, this.ticketStatus.el),
-      panel('Open orders', { 'data-testid': 'open-orders' }, this.ordersTable, this.ordersEmpty, this.ordersStatus.el),
+      panel('Open orders', { 'data-testid': 'open-orders' }, this.ordersTable, this.ordersEmpty, h('div', { class: 'row' }, this.cancelAllButton), this.ordersStatus.el),
       panel('Positions', { 'data-testid': 'positions' }, this.positionsBox),
       panel('Leaderboard', { 'data-testid': 'leaderboard' }, this.leaderboardBox),
       panel('Fills', { class: 'span-2', 'data-testid': 'fills' }, this.fillsBox),
@@ -155,13 +180,20 @@ export class TraderView {
     const quantity = integer(this.ticketQty);
     // Whatever was typed goes to the service as typed (as a number when it is one): its refusal,
     // not a check of ours, tells the trader what is wrong.
-    const body = { market: this.ticketMarket.value, side: this.ticketSide.value, price: price ?? this.ticketPrice.value, quantity: quantity ?? this.ticketQty.value };
+    const market = this.ticketType.value === 'MARKET';
+    const body = {
+      market: this.ticketMarket.value,
+      side: this.ticketSide.value,
+      ...(market ? { type: 'MARKET' } : { price: price ?? this.ticketPrice.value, time_in_force: this.ticketTif.value }),
+      quantity: quantity ?? this.ticketQty.value,
+    };
     void this.ticketStatus.run(this.ticketButton, () => this.session.call<SubmitReply>('POST', '/api/v1/orders', body), (reply) => {
       this.session.noteOrder(reply.order);
       const filled = reply.fills.reduce((s, f) => s + f.quantity, 0);
-      const parts = [`${reply.order.side} ${fmtInt(reply.order.quantity)} ${reply.order.market} @ ${fmtInt(reply.order.price)} accepted`];
+      const at = reply.order.price === null ? 'at market' : `@ ${fmtInt(reply.order.price)}`;
+      const parts = [`${reply.order.side} ${fmtInt(reply.order.quantity)} ${reply.order.market} ${at} (${reply.order.time_in_force}) accepted`];
       if (filled > 0) parts.push(`filled ${fmtInt(filled)}`);
-      parts.push(reply.resting ? `resting ${fmtInt(reply.order.remaining)}` : 'nothing rests');
+      parts.push(reply.resting ? `resting ${fmtInt(reply.order.remaining)}` : reply.order.status === 'filled' ? 'nothing rests' : `${reply.order.status} ${fmtInt(reply.order.remaining)}`);
       return parts.join(' · ');
     });
   }
