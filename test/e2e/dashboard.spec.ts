@@ -141,9 +141,11 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await api.order(carol, 'SPEC-USD', 'BUY', 96, 2);
     await eventually(async () => expect(await book.getAttribute('data-sequence')).to.equal('7'));
     expect(await ladder(page)).to.deep.equal(levelsOf(await everyone()));
+    // The trade tape (REST, newest first, with the aggressor's side) and the candle chart of the market.
     const trades = page.getByTestId('trade');
     await eventually(async () => expect(await trades.count()).to.equal(2));
     expect(await trades.first().textContent()).to.contain('SELL').and.contain('99').and.contain('1');
+    await page.getByTestId('candle-chart').waitFor();
 
     await api.call('POST', '/api/v1/admin/messages', { admin: true }, { level: 'warning', title: 'Heads up', body: 'Trading halts in 5 minutes' });
     await page.getByTestId('admin-message').filter({ hasText: 'Trading halts in 5 minutes' }).waitFor();
@@ -201,6 +203,29 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await eventually(async () => expect(await rows.count()).to.equal(0));
     await eventually(async () => expect(await page.locator('[data-testid=position][data-market="TRD-USD"]').getAttribute('data-net')).to.equal('3'));
     await eventually(async () => expect(await page.locator('[data-testid=leaderboard] tr[data-trader="trd-erin"]').count()).to.equal(1));
+
+    // An IOC order that crosses nothing is canceled at once; a market order takes erin's offer.
+    await page.getByTestId('ticket-tif').selectOption('IOC');
+    await place('BUY', '40', '2');
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.contain('(IOC) accepted').and.contain('canceled 2'));
+    expect(await rows.count()).to.equal(0);
+    await api.order(erin, 'TRD-USD', 'SELL', 60, 1);
+    await page.getByTestId('ticket-type').selectOption('MARKET');
+    expect(await page.getByTestId('ticket-price').isDisabled()).to.equal(true);
+    await page.getByTestId('ticket-quantity').fill('1');
+    await page.getByTestId('ticket-submit').click();
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.contain('at market').and.contain('filled 1'));
+    await page.getByTestId('ticket-type').selectOption('LIMIT');
+    await page.getByTestId('ticket-tif').selectOption('GTC');
+
+    // Cancel all: every open order of the trader goes in one request.
+    await place('BUY', '30', '1');
+    await place('BUY', '32', '1');
+    await eventually(async () => expect(await rows.count()).to.equal(2));
+    await page.getByTestId('cancel-all').click();
+    await eventually(async () => expect(await page.getByTestId('orders-status').textContent()).to.equal('2 orders canceled'));
+    await eventually(async () => expect(await rows.count()).to.equal(0));
+    expect(await api.openOrders(dave)).to.deep.equal([]);
     await page.screenshot({ path: `${ARTIFACTS}trader.png`, fullPage: true });
   });
 

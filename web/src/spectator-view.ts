@@ -7,6 +7,8 @@ import type { BookLevel, L3Book } from './l3-book.ts';
 import type { MarketDirectory } from './market-directory.ts';
 import type { MarketFeed } from './market-feed.ts';
 import type { MessageLog } from './message-log.ts';
+import { drawCandles } from './candle-chart.ts';
+import { MarketHistory } from './market-history.ts';
 import { drawPriceChart } from './price-chart.ts';
 import { messageList, panel, statusBadge, table } from './widgets.ts';
 
@@ -27,6 +29,10 @@ export class SpectatorView {
   private readonly messagesBox = h('div');
   private readonly chartTitle = h('span', null, 'Price');
   private readonly canvas = h('canvas', { class: 'chart', 'data-testid': 'price-chart' });
+  private readonly candleTitle = h('span', null, 'Candles');
+  private readonly candleCanvas = h('canvas', { class: 'chart', 'data-testid': 'candle-chart' });
+  /** The trade tape and candles of the selected market, from the REST routes. */
+  private readonly history = new MarketHistory();
   readonly schedule: () => void;
 
   constructor(directory: MarketDirectory, feed: MarketFeed, messages: MessageLog) {
@@ -39,12 +45,19 @@ export class SpectatorView {
       { class: 'spectator-grid' },
       panel('Markets', { class: 'markets-panel' }, this.marketList),
       panel('Order book', { class: 'book-panel' }, this.bookBox),
-      h('div', { class: 'stack' }, panel(this.chartTitle, { class: 'chart-panel' }, this.canvas), panel('Recent trades', { class: 'trades-panel' }, this.tradesBox)),
+      h(
+        'div',
+        { class: 'stack' },
+        panel(this.chartTitle, { class: 'chart-panel' }, this.canvas),
+        panel(this.candleTitle, { class: 'chart-panel' }, this.candleCanvas),
+        panel('Trade tape', { class: 'trades-panel' }, this.tradesBox),
+      ),
       panel('Operator messages', { class: 'messages-panel', 'data-testid': 'messages' }, this.messagesBox),
     );
     directory.onChange(this.schedule);
     feed.onChange(this.schedule);
     messages.onChange(this.schedule);
+    this.history.onChange(this.schedule);
     // The chart's time axis runs on even without trades.
     window.setInterval(() => this.drawChart(), 1_000);
   }
@@ -64,12 +77,15 @@ export class SpectatorView {
     this.renderTrades();
     fill(this.messagesBox, messageList(this.messages.messages));
     this.chartTitle.textContent = market === undefined ? 'Price' : `Price · ${market.market_id}`;
+    this.candleTitle.textContent = market === undefined ? 'Candles' : `Candles (1m) · ${market.market_id}`;
+    this.history.follow(this.selected);
     this.drawChart();
   }
 
   private drawChart(): void {
     if (!this.el.isConnected) return;
     drawPriceChart(this.canvas, this.selected === null ? [] : this.feed.trades(this.selected));
+    drawCandles(this.candleCanvas, this.history.market === this.selected ? this.history.candles : []);
   }
 
   private renderMarkets(markets: readonly Market[]): void {
@@ -158,25 +174,25 @@ export class SpectatorView {
     );
   }
 
+  /** The public trade tape (REST, newest first, with the aggressor's side), refreshed every two seconds. */
   private renderTrades(): void {
-    const trades = this.selected === null ? [] : this.feed.trades(this.selected).slice(-TRADES_SHOWN).reverse();
+    const trades = this.history.market === this.selected ? this.history.trades.slice(0, TRADES_SHOWN) : [];
     fill(
       this.tradesBox,
+      this.history.error === null ? '' : h('p', { class: 'status-line err' }, this.history.error),
       table(
         ['Time', 'Aggressor', 'Price', 'Qty'],
-        trades.map((t) => {
-          // The taker (aggressor) is on the other side from the resting maker.
-          const taker = t.maker_side === null ? null : t.maker_side === 'BUY' ? 'SELL' : 'BUY';
-          return h(
+        trades.map((t) =>
+          h(
             'tr',
             { 'data-testid': 'trade' },
-            h('td', { class: 'muted' }, fmtTime(t.at)),
-            h('td', { class: taker === 'BUY' ? 'pos' : taker === 'SELL' ? 'neg' : '' }, taker ?? '–'),
+            h('td', { class: 'muted' }, fmtTime(t.occurred_at)),
+            h('td', { class: t.taker_side === 'BUY' ? 'pos' : 'neg' }, t.taker_side),
             h('td', { class: 'num' }, fmtInt(t.price)),
             h('td', { class: 'num' }, fmtInt(t.quantity)),
-          );
-        }),
-        'No trades since this page opened.',
+          ),
+        ),
+        'No trades in this market yet.',
       ),
     );
   }
