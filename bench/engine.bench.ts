@@ -1,6 +1,9 @@
 // The core alone (decide + append + every projection, no I/O): commands/s and latency percentiles of a
 // mixed workload (60% submit, some crossing; 30% cancel; 10% amend) against books of 1k, 100k and 1M
-// resting orders, and heap bytes per resting order. A reference loop (build an order object, index it
+// resting orders, and heap bytes per resting order. Beside it, the same mix with the options of
+// trading-extensions.md (20% IOC, 5% FOK, 10% post-only, 5% market orders, self-trade prevention on half
+// of the orders, client order ids on half, a cancel-all every 1,000 commands), and the heap a remembered
+// client order id costs. A reference loop (build an order object, index it
 // in a Map, drop it) runs in the same process, so the ratio stays meaningful on a noisy machine.
 //
 //   npm run bench:engine            (all sizes)
@@ -10,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { EventLog } from '../src/events/event-log.ts';
 import type { Command } from '../src/commands/types.ts';
-import { isDomainError } from '../src/commands/errors.ts';
+import { DuplicateSubmission, isDomainError } from '../src/commands/errors.ts';
 import { prng as rng } from '../replay/prng.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -73,11 +76,30 @@ function setup(resting: number, keepLog = true): Setup {
   return s;
 }
 
+type Mix = 'base' | 'extensions';
+
+const STP_MODES = ['CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'] as const;
+
+/** The terms of an extensions-mix order: 20% IOC, 5% FOK, 10% post-only, 5% market, STP on half, client ids on half. */
+function extensionTerms(rand: () => number, id: number): { order_type: 'LIMIT' | 'MARKET'; time_in_force: 'GTC' | 'IOC' | 'FOK' | 'POST_ONLY'; self_trade_prevention: 'NONE' | (typeof STP_MODES)[number]; client_order_id: string | null } {
+  const r = rand();
+  const order_type = r < 0.05 ? 'MARKET' : 'LIMIT';
+  const time_in_force = r < 0.05 ? 'IOC' : r < 0.25 ? 'IOC' : r < 0.3 ? 'FOK' : r < 0.4 ? 'POST_ONLY' : 'GTC';
+  const self_trade_prevention = rand() < 0.5 ? 'NONE' : (STP_MODES[Math.floor(rand() * 3)] as (typeof STP_MODES)[number]);
+  return { order_type, time_in_force, self_trade_prevention, client_order_id: rand() < 0.5 ? `c${id}` : null };
+}
+
 /** Pre-builds the commands, so the timed loop measures only the engine. */
-function workload(s: Setup, count: number, seed: number): Command[] {
+function workload(s: Setup, count: number, seed: number, mix: Mix = 'base'): Command[] {
   const rand = rng(seed);
   const out: Command[] = [];
   for (let i = 0; i < count; i++) {
+    if (mix === 'extensions' && i % 1000 === 999) {
+      // A cancel-all every 1,000 commands, of a random trader's orders in one market.
+      const t = Math.floor(rand() * s.traders.length);
+      out.push({ type: 'CancelAllOrders', time: nextTime(), trader_id: s.traders[t] as string, market: `M${Math.floor(rand() * MARKETS)}-USD`, reason: 'request' });
+      continue;
+    }
     const t = Math.floor(rand() * s.traders.length);
     const trader = s.traders[t] as string;
     const mine = s.resting[t] as string[];
@@ -89,9 +111,12 @@ function workload(s: Setup, count: number, seed: number): Command[] {
       const crossing = rand() < 0.1;
       const offset = 1 + Math.floor(rand() * 50);
       const price = crossing ? (buy ? MID + 5 : MID - 5) : buy ? MID - offset : MID + offset;
-      const id = uuid(s.nextId++);
-      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price, quantity: 1 + Math.floor(rand() * 3), ...GTC_LIMIT, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
-      if (!crossing) mine.push(id);
+      const n = s.nextId++;
+      const id = uuid(n);
+      const terms = mix === 'extensions' ? extensionTerms(rand, n) : GTC_LIMIT;
+      const atMarket = terms.order_type === 'MARKET';
+      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price: atMarket ? null : price, quantity: 1 + Math.floor(rand() * 3), ...terms, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
+      if (!crossing && (terms.time_in_force === 'GTC' || terms.time_in_force === 'POST_ONLY') && !atMarket) mine.push(id);
     } else {
       // Cancel or amend a random own order (it may have traded away meanwhile: then it is refused).
       const k = Math.floor(rand() * mine.length);
@@ -121,7 +146,7 @@ function runEngine(s: Setup, commands: Command[]): { perSecond: number; p50: num
     try {
       s.exchange.execute(commands[i] as Command);
     } catch (err) {
-      if (!isDomainError(err)) throw err;
+      if (!isDomainError(err) && !(err instanceof DuplicateSubmission)) throw err;
       refused++;
     }
     const now = process.hrtime.bigint();
@@ -170,13 +195,49 @@ function measure(size: number): void {
   const commands = workload(s, COMMANDS, size);
   const reference = runReference(COMMANDS);
   const r = runEngine(s, commands);
+  report(size, 'base mix      ', r, reference, `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log`);
+  // The extensions mix, on a fresh book of the same size (warmed up the same way).
+  s = undefined as unknown as Setup;
+  gc();
+  const x = setup(size, true);
+  runEngine(x, workload(x, Math.min(50_000, COMMANDS), 98, 'extensions'));
+  const rx = runEngine(x, workload(x, COMMANDS, size, 'extensions'));
+  report(size, 'extensions mix', rx, reference, `extensions/base ${(rx.perSecond / r.perSecond).toFixed(2)} | remembered client order ids ${x.exchange.state.books.clientIdCount.toLocaleString('en-US')}, ${clientIdBytes().toFixed(0)} B each`);
+}
+
+/**
+ * Heap per remembered client order id: the same 100,000 resting orders submitted with and without one,
+ * each in a fresh exchange (the id string, the index entry and the order's terms object).
+ */
+function clientIdBytes(): number {
+  const count = 100_000;
+  const fill = (withIds: boolean): number => {
+    const base = heapUsed();
+    const exchange = new Exchange({ deltaRing: 0, log: new DiscardingLog() });
+    exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: 'ids', trader_id: uuid(1), api_key_hash: 'h' });
+    exchange.execute({ type: 'UpsertMarket', time: nextTime(), market: { market_id: 'ID-USD', base_asset: 'ID', quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: MID, enabled: true } });
+    for (let i = 0; i < count; i++) {
+      // Both sides far apart, one unit each: nothing crosses and the position limit is never reached.
+      exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: uuid(1), market: 'ID-USD', side: 'BUY', price: 1 + (i % 1000), quantity: 1, ...GTC_LIMIT, client_order_id: withIds ? `client-${i}` : null, order_id: uuid(2_000_000 + i), fill_id_seed: uuid(1) });
+      exchange.execute({ type: 'CancelOrder', time: nextTime(), trader_id: uuid(1), order_id: uuid(2_000_000 + i) });
+    }
+    const bytes = heapUsed() - base;
+    if (exchange.state.books.anyOrder(uuid(2_000_000)) === undefined) throw new Error('bench: order history lost');
+    return bytes;
+  };
+  const without = fill(false);
+  const withIds = fill(true);
+  return (withIds - without) / count;
+}
+
+function report(size: number, label: string, r: ReturnType<typeof runEngine>, reference: number, tail: string): void {
   console.log(
     [
-      `resting ${size.toLocaleString('en-US').padStart(9)}`,
+      `resting ${size.toLocaleString('en-US').padStart(9)} ${label}`,
       `${Math.round(r.perSecond).toLocaleString('en-US').padStart(9)} commands/s`,
       `p50 ${r.p50.toFixed(2)} µs  p99 ${r.p99.toFixed(2)} µs  p99.9 ${r.p999.toFixed(2)} µs`,
       `reference ${Math.round(reference).toLocaleString('en-US')} ops/s (engine/reference ${(r.perSecond / reference).toFixed(3)})`,
-      `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log`,
+      tail,
       `refused ${r.refused}`,
     ].join(' | '),
   );
