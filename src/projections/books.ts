@@ -4,6 +4,7 @@
 // market-data feed and the private feed are derived from.
 import { Subject } from 'rxjs';
 import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
+import { OrderArchive } from './order-archive.ts';
 import { OrderBook, PLAIN_LIMIT as PLAIN, RestingOrder, type OrderTerms } from './order-book.ts';
 import type { FillView, OrderView } from './views.ts';
 
@@ -88,10 +89,10 @@ export class BooksProjection {
   private readonly books = new Map<string, OrderBook>();
   private readonly index = new Map<string, RestingOrder>();
   private readonly traders = new Map<string, TraderOrders>();
-  /** Every order since the last reset, by id, in submission order. */
-  private readonly history = new Map<string, RestingOrder>();
-  /** Per trader: client order id -> order, for every order since the last reset that had one. */
-  private readonly clientIds = new Map<string, Map<string, RestingOrder>>();
+  /** Every order since the last reset that no longer rests (those that do are in `index`). */
+  private readonly archive = new OrderArchive();
+  /** Per trader: client order id -> order id, for every order since the last reset that had one. */
+  private readonly clientIds = new Map<string, Map<string, string>>();
   readonly effects$ = new Subject<BookEffect>();
 
   book(market: string): OrderBook | undefined {
@@ -112,17 +113,19 @@ export class BooksProjection {
 
   /** An order in any status since the last reset. */
   anyOrder(id: string): RestingOrder | undefined {
-    return this.history.get(id);
+    return this.index.get(id) ?? this.archive.get(id);
   }
 
   /** A trader's order with this client order id, in any status since the last reset. */
   byClientId(traderId: string, clientOrderId: string): RestingOrder | undefined {
-    return this.clientIds.get(traderId)?.get(clientOrderId);
+    const id = this.clientIds.get(traderId)?.get(clientOrderId);
+    return id === undefined ? undefined : this.anyOrder(id);
   }
 
-  /** Every order since the last reset, in submission order. */
-  allOrders(): IterableIterator<RestingOrder> {
-    return this.history.values();
+  /** Every order since the last reset: the resting ones, then the others (as detached records). */
+  *allOrders(): IterableIterator<RestingOrder> {
+    yield* this.index.values();
+    yield* this.archive.all();
   }
 
   get clientIdCount(): number {
@@ -161,7 +164,7 @@ export class BooksProjection {
     const resting: OrderSnapshot[] = [];
     for (const book of this.books.values()) for (const side of [book.bids, book.asks]) for (const o of side.orders()) resting.push(orderSnapshot(o));
     const done: OrderSnapshot[] = [];
-    for (const o of this.history.values()) if (o.level === null) done.push(orderSnapshot(o));
+    for (const o of this.archive.all()) done.push(orderSnapshot(o));
     return { resting, done };
   }
 
@@ -173,13 +176,16 @@ export class BooksProjection {
       this.index.set(o.id, o);
       this.traderOrders(o.trader_id).orders.set(o.id, o);
       this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] += o.remaining;
-      this.remember(o);
+      this.rememberClientId(o);
     }
-    for (const v of s.done) this.remember(fromSnapshot(v));
+    for (const v of s.done) {
+      const o = fromSnapshot(v);
+      this.archive.add(o);
+      this.rememberClientId(o);
+    }
   }
 
-  private remember(o: RestingOrder): void {
-    this.history.set(o.id, o);
+  private rememberClientId(o: RestingOrder): void {
     const cid = o.terms.client_order_id;
     if (cid === null) return;
     let ids = this.clientIds.get(o.trader_id);
@@ -187,7 +193,7 @@ export class BooksProjection {
       ids = new Map();
       this.clientIds.set(o.trader_id, ids);
     }
-    ids.set(cid, o);
+    ids.set(cid, o.id);
   }
 
   apply(event: ExchangeEvent): void {
@@ -229,7 +235,7 @@ export class BooksProjection {
       case 'TradingReset':
         for (const book of this.books.values()) this.clearBook(book, 'reset', changes);
         // Client order ids are unique per trader since the last reset: the history starts again.
-        this.history.clear();
+        this.archive.clear();
         this.clientIds.clear();
         break;
       case 'MarketDeleted':
@@ -288,7 +294,8 @@ export class BooksProjection {
     taker.status = status;
     // What neither filled nor rests was canceled (or expired): the record keeps that quantity.
     if (remaining === 0) taker.remaining = order.quantity - taker.filled;
-    this.remember(taker);
+    this.rememberClientId(taker);
+    if (remaining === 0) this.archive.add(taker);
     if (remaining > 0) {
       book.sideOf(order.side).push(taker);
       this.index.set(order.id, taker);
@@ -315,6 +322,8 @@ export class BooksProjection {
 
   /** Takes an order out of the book and every index; `adjust` false when its exposure was already taken off. */
   private unlink(o: RestingOrder, adjust = true): void {
+    // Its status is final by now (filled or canceled): it moves to the archive.
+    this.archive.add(o);
     if (adjust) this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] -= o.remaining;
     this.bookOf(o.market).sideOf(o.side).remove(o);
     this.index.delete(o.id);
@@ -378,16 +387,14 @@ export class BooksProjection {
       }
     }
     if (total !== this.index.size) throw new Error(`index holds ${this.index.size} orders, books ${total}`);
-    let open = 0;
-    for (const o of this.history.values()) {
-      const rests = this.index.get(o.id) === o;
+    for (const o of this.allOrders()) {
+      const rests = this.index.get(o.id) !== undefined;
       if (rests !== (o.status === 'open')) throw new Error(`order ${o.id} is ${o.status} but ${rests ? 'rests' : 'does not rest'}`);
-      if (rests) open++;
+      if (rests && this.archive.has(o.id)) throw new Error(`order ${o.id} rests and is archived`);
       if (o.filled + (o.status === 'filled' ? 0 : o.remaining) > o.quantity) throw new Error(`order ${o.id} filled ${o.filled} + remaining ${o.remaining} > quantity ${o.quantity}`);
       const cid = o.terms.client_order_id;
-      if (cid !== null && this.clientIds.get(o.trader_id)?.get(cid) !== o) throw new Error(`order ${o.id} missing from the client order id index`);
+      if (cid !== null && this.clientIds.get(o.trader_id)?.get(cid) !== o.id) throw new Error(`order ${o.id} missing from the client order id index`);
     }
-    if (open !== this.index.size) throw new Error(`history holds ${open} open orders, the books ${this.index.size}`);
     for (const [traderId, mine] of this.traders) {
       for (const [market, e] of mine.exposure) {
         const buy = sums.get(`${traderId}|${market}|BUY`) ?? 0;
