@@ -121,7 +121,8 @@ interface MatchOutcome {
   readonly expired: boolean;
 }
 
-const NO_MATCH: MatchOutcome = Object.freeze({ fills: [], selfCanceled: [], takerCanceled: false, expired: false });
+const NO_CANCELS: SelfTradeCancelFact[] = [];
+const NO_MATCH: MatchOutcome = Object.freeze({ fills: [], selfCanceled: NO_CANCELS, takerCanceled: false, expired: false });
 
 function withinLimit(c: Submit, level: PriceLevel): boolean {
   return c.price === null || (c.side === 'BUY' ? level.price <= c.price : level.price >= c.price);
@@ -152,7 +153,8 @@ function match(state: ExchangeState, c: Submit): MatchOutcome {
   if (c.time_in_force === 'FOK' && fillable(state, c) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
   const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
   const fills: FillFact[] = [];
-  const selfCanceled: SelfTradeCancelFact[] = [];
+  // Self-trade prevention cancels nothing in most submissions: the array is made on the first one.
+  let selfCanceled: SelfTradeCancelFact[] = NO_CANCELS;
   const trial = new Map<string, PositionValues>();
   const takerSign = c.side === 'BUY' ? 1 : -1;
   const stp = c.self_trade_prevention;
@@ -162,6 +164,7 @@ function match(state: ExchangeState, c: Submit): MatchOutcome {
     for (let maker: RestingOrder | null = level.head; maker !== null && left > 0; maker = maker.next) {
       if (stp !== 'NONE' && maker.trader_id === c.trader_id) {
         if (stp === 'CANCEL_MAKER' || stp === 'CANCEL_BOTH') {
+          if (selfCanceled === NO_CANCELS) selfCanceled = [];
           selfCanceled.push({ order_id: maker.id, side: maker.side, price: maker.price, remaining: maker.remaining, after_fills: fills.length });
         }
         if (stp === 'CANCEL_MAKER') continue;

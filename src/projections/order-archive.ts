@@ -11,6 +11,7 @@ const TYPES: readonly OrderType[] = ['LIMIT', 'MARKET'];
 const TIFS: readonly TimeInForce[] = ['GTC', 'IOC', 'FOK', 'POST_ONLY'];
 const STPS: readonly SelfTradePrevention[] = ['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'];
 const STATUSES: readonly OrderStatus[] = ['open', 'filled', 'canceled', 'expired'];
+const STATUS_CODES: Readonly<Record<OrderStatus, number>> = { open: 0, filled: 1, canceled: 2, expired: 3 };
 
 export class OrderArchive {
   private readonly rows = new Map<string, number>();
@@ -43,7 +44,7 @@ export class OrderArchive {
     f[n + 4] = o.notional;
     f[n + 5] = o.seq;
     const t = o.terms;
-    this.flags[row] = SIDES.indexOf(o.side) | (TYPES.indexOf(t.type) << 2) | (TIFS.indexOf(t.time_in_force) << 4) | (STPS.indexOf(t.self_trade_prevention) << 6) | (STATUSES.indexOf(o.status) << 8);
+    this.flags[row] = t === PLAIN_LIMIT ? (o.side === 'BUY' ? 0 : 1) | (STATUS_CODES[o.status] << 8) : SIDES.indexOf(o.side) | (TYPES.indexOf(t.type) << 2) | (TIFS.indexOf(t.time_in_force) << 4) | (STPS.indexOf(t.self_trade_prevention) << 6) | (STATUS_CODES[o.status] << 8);
     this.ids.push(o.id);
     this.traders.push(o.trader_id);
     this.markets.push(o.market);
