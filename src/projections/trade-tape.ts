@@ -16,14 +16,7 @@ export interface TapeTrade {
 }
 
 /** A trade as GET /api/v1/markets/{id}/trades and the WS `trades` channel show it. */
-export interface TradeView {
-  readonly trade_id: string;
-  readonly price: number;
-  readonly quantity: number;
-  readonly taker_side: Side;
-  readonly occurred_at: string;
-  readonly seq: number;
-}
+export type TradeView = Omit<TapeTrade, 'n'>;
 
 export interface TapePosition {
   readonly seq: number;

@@ -1,26 +1,14 @@
 // OHLC candles on a canvas: a wick from low to high and a body from open to close per bucket, rising
 // ones in the positive colour, falling ones in the negative, with the price range and the last close
 // labelled.
+import { cssVar, prepareCanvas } from './canvas.ts';
 import type { Candle } from './market-history.ts';
 
-function cssVar(el: Element, name: string, fallback: string): string {
-  const v = getComputedStyle(el).getPropertyValue(name).trim();
-  return v === '' ? fallback : v;
-}
 
 export function drawCandles(canvas: HTMLCanvasElement, candles: readonly Candle[]): void {
-  const width = canvas.clientWidth;
-  const height = canvas.clientHeight;
-  if (width === 0 || height === 0) return;
-  const dpr = window.devicePixelRatio || 1;
-  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-  }
-  const ctx = canvas.getContext('2d');
-  if (ctx === null) return;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
+  const surface = prepareCanvas(canvas);
+  if (surface === null) return;
+  const { ctx, width, height } = surface;
   const muted = cssVar(canvas, '--muted', '#8a94a6');
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillStyle = muted;

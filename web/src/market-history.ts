@@ -1,26 +1,11 @@
 // The public history of the selected market from the REST routes of trading-extensions.md: the newest
 // trades of the tape (with the taker's side, also those from before the page opened) and 1-minute
 // candles. Polled every two seconds while shown; a change of market fetches at once.
+import type { TradeView as TapeTrade } from '../../src/projections/trade-tape.ts';
+import type { Candle } from '../../src/server/market-data/candles.ts';
 import { apiRequest, describeError } from './api.ts';
 
-export interface TapeTrade {
-  readonly trade_id: string;
-  readonly price: number;
-  readonly quantity: number;
-  readonly taker_side: 'BUY' | 'SELL';
-  readonly occurred_at: string;
-  readonly seq: number;
-}
-
-export interface Candle {
-  readonly start: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-  readonly trades: number;
-}
+export type { Candle, TapeTrade };
 
 const POLL_MS = 2_000;
 

@@ -1,6 +1,7 @@
 // A small canvas chart of trade prices: a step line (a price holds until the next trade) with the
 // range, the last price and the time span labelled. Own code: a charting library would outweigh the
 // rest of the page.
+import { cssVar, prepareCanvas } from './canvas.ts';
 
 export interface ChartPoint {
   readonly at: number;
@@ -9,24 +10,11 @@ export interface ChartPoint {
 
 const PAD = { left: 8, right: 64, top: 10, bottom: 18 };
 
-function cssVar(el: Element, name: string, fallback: string): string {
-  const v = getComputedStyle(el).getPropertyValue(name).trim();
-  return v === '' ? fallback : v;
-}
 
 export function drawPriceChart(canvas: HTMLCanvasElement, points: readonly ChartPoint[]): void {
-  const width = canvas.clientWidth;
-  const height = canvas.clientHeight;
-  if (width === 0 || height === 0) return;
-  const dpr = window.devicePixelRatio || 1;
-  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-  }
-  const ctx = canvas.getContext('2d');
-  if (ctx === null) return;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
+  const surface = prepareCanvas(canvas);
+  if (surface === null) return;
+  const { ctx, width, height } = surface;
   const muted = cssVar(canvas, '--muted', '#8a94a6');
   const line = cssVar(canvas, '--accent', '#4da3ff');
   const grid = cssVar(canvas, '--grid', '#263041');

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { POSITION_LIMIT } from '../../commands/rules.ts';
-import { defaultTimeInForce } from '../../commands/order-terms.ts';
+import { submitCommand } from '../../commands/order-terms.ts';
 import { compareFills } from '../../projections/fills.ts';
 import { byCreatedThenId, orderView } from '../../projections/books.ts';
 import { submitReply } from '../../projections/order-replies.ts';
@@ -189,21 +189,7 @@ export const traderRoutes: readonly AnyRoute[] = [
         call.context,
         call.res,
         201,
-        (s) => ({
-          type: 'SubmitOrder',
-          time: s.time,
-          trader_id: traderId,
-          market: b.market,
-          side: b.side,
-          price: b.price ?? null,
-          quantity: b.quantity,
-          order_type: b.type ?? 'LIMIT',
-          time_in_force: b.time_in_force ?? defaultTimeInForce(b.type ?? 'LIMIT'),
-          self_trade_prevention: b.self_trade_prevention ?? 'NONE',
-          client_order_id: b.client_order_id ?? null,
-          order_id: s.uuid(),
-          fill_id_seed: s.uuid(),
-        }),
+        (s) => submitCommand(b, traderId, s),
         (event) => submitReply(call.context.service.state, eventOf(event, 'OrderSubmitted')),
       );
     },

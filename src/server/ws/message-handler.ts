@@ -2,7 +2,7 @@
 // same admission path as REST (and, unlike REST, no rate limit); the ack is queued from the service's
 // reply hook, which runs before the command's publications go out, so it precedes the events it caused.
 import { DuplicateSubmission, ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
-import { defaultTimeInForce } from '../../commands/order-terms.ts';
+import { submitCommand } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
 import { cancelAllReply, duplicateReply, orderReply, submitReply } from '../../projections/order-replies.ts';
@@ -91,21 +91,7 @@ export class MessageHandler implements IncomingHandler {
           connection,
           'submit_order',
           message.request_id,
-          (stamp, traderId) => ({
-            type: 'SubmitOrder',
-            time: stamp.time,
-            trader_id: traderId,
-            market: message.market,
-            side: message.side,
-            price: message.price ?? null,
-            quantity: message.quantity,
-            order_type: message.type ?? 'LIMIT',
-            time_in_force: message.time_in_force ?? defaultTimeInForce(message.type ?? 'LIMIT'),
-            self_trade_prevention: message.self_trade_prevention ?? 'NONE',
-            client_order_id: message.client_order_id ?? null,
-            order_id: stamp.uuid(),
-            fill_id_seed: stamp.uuid(),
-          }),
+          (stamp, traderId) => submitCommand(message, traderId, stamp),
           (event, requestId) => (event.type === 'OrderSubmitted' ? submitAckFrame(requestId, submitReply(state, event)) : null),
         );
       }
