@@ -40,6 +40,14 @@ export const ERRORS = {
   invalid_admin_token: { status: 401, message: 'invalid admin token' },
   unauthenticated: { status: 401, message: 'authenticate before trading' },
   rate_limited: { status: 429, message: 'per-user rate limit exceeded: max 100 ops/sec' },
+  // Fair access (docs/api.md, docs/websocket.md: "Limits").
+  rate_limit_exceeded: { status: 429, message: 'per-user rate limit exceeded: max 100 ops/sec' },
+  admission_queue_full: { status: 503, message: 'too many of your commands are waiting for the engine; retry shortly' },
+  too_many_auth_failures: { status: 429, message: 'too many failed admin authentication attempts from this address; retry later' },
+  too_many_connections: { status: 429, message: 'too many WebSocket connections' },
+  snapshot_rate_limited: { status: 429, message: 'too many snapshots requested on this connection; retry shortly' },
+  cors_origin_not_allowed: { status: 403, message: 'origin not allowed' },
+  request_timeout: { status: 408, message: 'request not received in time' },
 
   // Operators.
   invalid_username: { status: 400, message: 'username is required' },

@@ -47,7 +47,20 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch };
   const app = createHttpApp(context);
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
-  const http = createServer(withDashboard(app));
+  const limits = config.limits;
+  const http = createServer(
+    {
+      // Sized for an API: a request head arrives in well under a second from any real client, so a
+      // client dribbling its headers (slowloris) is cut off after HTTP_HEADERS_TIMEOUT_MS; the timers
+      // are checked often enough for that to hold within a fraction of the timeout.
+      headersTimeout: limits.http_headers_timeout_ms,
+      requestTimeout: limits.http_request_timeout_ms,
+      keepAliveTimeout: limits.http_keep_alive_timeout_ms,
+      maxHeaderSize: limits.http_max_header_bytes,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.http_headers_timeout_ms / 4))),
+    },
+    withDashboard(app),
+  );
   http.on('clientError', answerClientError);
   const gateway = new WsGateway(context, http);
 
@@ -90,7 +103,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : 'malformed HTTP request' });
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nx-error-code: invalid_request\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : timedOut ? '408 Request Timeout' : '400 Bad Request';
+  const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : timedOut ? 'request not received in time' : 'malformed HTTP request' });
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nx-error-code: ${timedOut ? 'request_timeout' : 'invalid_request'}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

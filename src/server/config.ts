@@ -25,6 +25,48 @@ export interface Config {
   /** A snapshot is written every this many events (0 disables snapshots). */
   readonly snapshotEveryEvents: number;
   readonly logLevel: LogLevel;
+  /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
+  readonly limits: Limits;
+}
+
+/**
+ * Every limit that protects fair access, with the variable that sets it. Field names are the JSON
+ * names shown on GET /api/v1/admin/state.
+ */
+export interface Limits {
+  /** PER_USER_REQUESTS_PER_SECOND: the per-trader budget, REST trading/account routes and WS trading ops together. */
+  readonly per_user_requests_per_second: number;
+  /** PER_USER_BURST: how many of them may come at once (a token bucket's capacity); at most the rate. */
+  readonly per_user_burst: number;
+  /** ADMISSION_QUEUE_PER_TRADER: commands of one trader waiting for the engine before 503 admission_queue_full. */
+  readonly admission_queue_per_trader: number;
+  /** WS_ABUSE_MULTIPLE / WS_ABUSE_SECONDS: a connection refused this many times its budget per second, this many seconds running, is closed (1008). */
+  readonly ws_abuse_multiple: number;
+  readonly ws_abuse_seconds: number;
+  /** WS_MAX_CONNECTIONS: WebSocket connections in total (upgrade refused with 503 beyond). */
+  readonly ws_max_connections: number;
+  /** WS_MAX_CONNECTIONS_PER_TRADER: authenticated connections per trader (the next authenticate is refused). */
+  readonly ws_max_connections_per_trader: number;
+  /** WS_MAX_ANONYMOUS_PER_ADDRESS: unauthenticated connections per remote address (upgrade refused with 429 beyond). */
+  readonly ws_max_anonymous_per_address: number;
+  /** WS_IDLE_TIMEOUT_MS: an unauthenticated connection subscribed to nothing is closed after this long. */
+  readonly ws_idle_timeout_ms: number;
+  /** WS_MAX_SUBSCRIPTIONS: markets one connection may follow at once. */
+  readonly ws_max_subscriptions: number;
+  /** WS_SNAPSHOTS_PER_SECOND: book snapshots one connection may be sent per second. */
+  readonly ws_snapshots_per_second: number;
+  /** ADMIN_AUTH_FAILURES_PER_MINUTE: wrong admin tokens per remote address before 429. */
+  readonly admin_auth_failures_per_minute: number;
+  /** HTTP_HEADERS_TIMEOUT_MS: the whole request head must arrive within this. */
+  readonly http_headers_timeout_ms: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: the whole request (head and body) must arrive within this. */
+  readonly http_request_timeout_ms: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
+  readonly http_keep_alive_timeout_ms: number;
+  /** HTTP_MAX_HEADER_BYTES: request heads larger than this get 431. */
+  readonly http_max_header_bytes: number;
+  /** CORS_ALLOWED_ORIGINS: origins (comma separated) allowed to call the API from a browser; empty: CORS off. */
+  readonly cors_allowed_origins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -91,6 +133,43 @@ export function logLevelFrom(env: Env): LogLevel {
   return best ?? 'info';
 }
 
+function origins(env: Env, name: string): string[] {
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '') return [];
+  const list = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of list) {
+    // An origin is scheme://host[:port], nothing more; '*' would make the allow-list meaningless.
+    if (!/^https?:\/\/[^/\s?#]+$/.test(origin)) throw new ConfigError(`${name}=${JSON.stringify(raw)}: ${JSON.stringify(origin)} is not an origin (scheme://host[:port])`);
+  }
+  return list;
+}
+
+export function loadLimits(env: Env): Limits {
+  const rate = integer(env, 'PER_USER_REQUESTS_PER_SECOND', 100, 1);
+  const headersTimeout = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000);
+  const requestTimeout = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (requestTimeout < headersTimeout) throw new ConfigError(`HTTP_REQUEST_TIMEOUT_MS=${requestTimeout} must not be below HTTP_HEADERS_TIMEOUT_MS=${headersTimeout}`);
+  return {
+    per_user_requests_per_second: rate,
+    per_user_burst: Math.min(rate, integer(env, 'PER_USER_BURST', rate, 1)),
+    admission_queue_per_trader: integer(env, 'ADMISSION_QUEUE_PER_TRADER', 1024, 1),
+    ws_abuse_multiple: integer(env, 'WS_ABUSE_MULTIPLE', 10, 1),
+    ws_abuse_seconds: integer(env, 'WS_ABUSE_SECONDS', 3, 1, 3600),
+    ws_max_connections: integer(env, 'WS_MAX_CONNECTIONS', 10_000, 1),
+    ws_max_connections_per_trader: integer(env, 'WS_MAX_CONNECTIONS_PER_TRADER', 10, 1),
+    ws_max_anonymous_per_address: integer(env, 'WS_MAX_ANONYMOUS_PER_ADDRESS', 128, 1),
+    ws_idle_timeout_ms: integer(env, 'WS_IDLE_TIMEOUT_MS', 60_000, 100),
+    ws_max_subscriptions: integer(env, 'WS_MAX_SUBSCRIPTIONS', 256, 1),
+    ws_snapshots_per_second: integer(env, 'WS_SNAPSHOTS_PER_SECOND', 50, 1),
+    admin_auth_failures_per_minute: integer(env, 'ADMIN_AUTH_FAILURES_PER_MINUTE', 100, 1),
+    http_headers_timeout_ms: headersTimeout,
+    http_request_timeout_ms: requestTimeout,
+    http_keep_alive_timeout_ms: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    http_max_header_bytes: integer(env, 'HTTP_MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
+    cors_allowed_origins: origins(env, 'CORS_ALLOWED_ORIGINS'),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { host, port } = bindAddress(env['BIND_ADDR'] ?? '0.0.0.0:8080');
   const backend = (env['STORAGE_BACKEND'] ?? 'in_memory').trim();
@@ -112,5 +191,6 @@ export function loadConfig(env: Env = process.env): Config {
     postgresDurableAcks: boolean(env, 'POSTGRES_DURABLE_ACKS', false),
     snapshotEveryEvents: integer(env, 'SNAPSHOT_EVERY_EVENTS', 100_000, 0),
     logLevel: logLevelFrom(env),
+    limits: loadLimits(env),
   };
 }

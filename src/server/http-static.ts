@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { DASHBOARD_CSP, setPageSecurityHeaders } from './http/security-headers.ts';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -64,7 +65,8 @@ function send(req: IncomingMessage, res: ServerResponse, file: StaticFile): void
   res.setHeader('cache-control', file.cache);
   res.setHeader('content-length', body.length);
   res.setHeader('vary', 'accept-encoding');
-  res.setHeader('x-content-type-options', 'nosniff');
+  if (file.type.startsWith('text/html')) setPageSecurityHeaders(res, DASHBOARD_CSP);
+  else res.setHeader('x-content-type-options', 'nosniff');
   if (gzip) res.setHeader('content-encoding', 'gzip');
   res.end(req.method === 'HEAD' ? undefined : body);
 }

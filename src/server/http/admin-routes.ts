@@ -99,7 +99,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     errors: [],
     handle: (call) => {
       const { state, persistence } = call.context.service;
-      return { controls: state.markets.controls, markets: state.markets.list(), recent_messages: state.messages.newest(DEFAULT_MESSAGE_LIMIT), persistence: persistence.status() };
+      return { controls: state.markets.controls, markets: state.markets.list(), recent_messages: state.messages.newest(DEFAULT_MESSAGE_LIMIT), persistence: persistence.status(), limits: call.context.config.limits };
     },
   }),
   tradingControlRoute('start', 'Accept order submissions again'),

@@ -17,7 +17,8 @@ import type { ServerContext } from '../context.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { marketDataRoutes } from './market-data-routes.ts';
 import { orderRoutes } from './order-routes.ts';
-import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
+import { AdminGuard, LockedOut, TraderAuthenticator } from './authenticate.ts';
+import { corsGate } from './cors.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
@@ -54,13 +55,14 @@ export function createHttpApp(context: ServerContext): HttpApp {
   const routes: AnyRoute[] = allRoutes(() => (openApiJson ??= JSON.stringify(buildOpenApiDocument(routes, { perUserRequestsPerSecond: config.perUserRequestsPerSecond }))));
   const limiter = new SlidingWindowRateLimiter(config.perUserRequestsPerSecond);
   const limitHeader = String(config.perUserRequestsPerSecond);
-  const admin = new AdminGuard(config.adminToken);
+  const admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
   const traders = new TraderAuthenticator(context.service.state);
 
   const fail = (err: unknown, req: IncomingMessage, res: ServerResponse): void => {
     if (err instanceof ClientGone) return;
     if (isDomainError(err)) {
       if (err.code === 'body_too_large') res.setHeader('connection', 'close');
+      if (err instanceof LockedOut) res.setHeader('retry-after', String(err.retryAfterSeconds));
       if (err.code === 'overflow') logger.warn({ method: req.method, path: pathOf(req), message: err.message }, 'numeric overflow refused');
       sendError(res, err);
       return;
@@ -147,9 +149,16 @@ export function createHttpApp(context: ServerContext): HttpApp {
     void handler(req, res, {}, q === -1 ? {} : parseQueryString(url.slice(q + 1)));
   };
 
-  let entry: (req: IncomingMessage, res: ServerResponse) => void = dispatch;
+  const cors = corsGate(config.limits.cors_allowed_origins);
+  let entry: (req: IncomingMessage, res: ServerResponse) => void =
+    cors === null
+      ? dispatch
+      : (req, res) => {
+          if (!cors(req, res)) dispatch(req, res);
+        };
   if (logger.isLevelEnabled('debug')) {
     // One structured line per request, whichever way it was dispatched.
+    const inner = entry;
     entry = (req, res) => {
       const started = performance.now();
       res.once('finish', () => {
@@ -159,7 +168,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
           'request',
         );
       });
-      dispatch(req, res);
+      inner(req, res);
     };
   }
   return Object.assign(entry, { express: app });

@@ -6,7 +6,9 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../commands/errors.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { TraderView } from '../../projections/views.ts';
+import { FailureWindow } from '../admission/failure-window.ts';
 import { hashApiKey } from '../clock.ts';
+import type { Logger } from '../logger.ts';
 
 export interface AuthenticatedTrader {
   readonly trader: TraderView;
@@ -53,18 +55,46 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** A refusal that asks the client to wait: the route answers with a retry-after header. */
+export class LockedOut extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterMs: number) {
+    super('too_many_auth_failures');
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  }
+}
+
+/**
+ * The admin token check, with a brake on guessing: a remote address that presented a wrong Bearer
+ * token `failuresPerMinute` times in the last minute gets 429 on every admin route (the right token
+ * included, so the answer tells nothing) until the oldest failure is a minute old. A missing or
+ * non-Bearer header is not a guess and is not counted. Failures are logged with the address, never
+ * with the value presented.
+ */
 export class AdminGuard {
   private readonly expected: Buffer;
+  private readonly failures: FailureWindow;
+  private readonly logger: Logger | null;
 
-  constructor(adminToken: string) {
+  constructor(adminToken: string, failuresPerMinute = Number.MAX_SAFE_INTEGER, logger: Logger | null = null, now?: () => number) {
     this.expected = digest(adminToken);
+    this.failures = new FailureWindow(failuresPerMinute, 60_000, now);
+    this.logger = logger;
   }
 
   check(req: IncomingMessage): void {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const locked = this.failures.lockedFor(address);
+    if (locked > 0) throw new LockedOut(locked);
     const authorization = header(req, 'authorization')?.trim();
     if (authorization === undefined || authorization === '') throw new DomainError('missing_admin_token');
     const match = /^Bearer\s+(.+)$/i.exec(authorization);
     if (match === null) throw new DomainError('invalid_admin_token', 'invalid admin token: expected Authorization: Bearer <token>');
-    if (!timingSafeEqual(digest((match[1] as string).trim()), this.expected)) throw new DomainError('invalid_admin_token');
+    if (!timingSafeEqual(digest((match[1] as string).trim()), this.expected)) {
+      const count = this.failures.record(address);
+      this.logger?.warn({ address, method: req.method, path: (req.url ?? '').split('?', 1)[0], failures_in_last_minute: count, limit: this.failures.limit }, 'wrong admin token');
+      throw new DomainError('invalid_admin_token');
+    }
   }
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DomainError } from '../../commands/errors.ts';
 import { defineRoute, REPLIED, type AnyRoute } from './route.ts';
+import { DOCS_CSP, setPageSecurityHeaders } from './security-headers.ts';
 
 const SWAGGER_DIR = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 
@@ -81,6 +82,7 @@ export function docsRoutes(openApiJson: () => string): AnyRoute[] {
       errors: [],
       handle: (call) => {
         call.res.setHeader('content-type', 'text/html; charset=utf-8');
+        setPageSecurityHeaders(call.res, DOCS_CSP);
         call.res.end(PAGE);
         return REPLIED;
       },

@@ -163,11 +163,35 @@ export const ResetResponse = z.object({ cleared_orders: z.number().int().min(0),
 
 export const StateHashResponse = z.object({ seq: z.number().int().min(0), state_hash: z.string().regex(/^[0-9a-f]{64}$/) }).meta({ id: 'StateHash' });
 
+const Count = z.number().int();
+export const LimitsSchema = z
+  .object({
+    per_user_requests_per_second: Count,
+    per_user_burst: Count,
+    admission_queue_per_trader: Count,
+    ws_abuse_multiple: Count,
+    ws_abuse_seconds: Count,
+    ws_max_connections: Count,
+    ws_max_connections_per_trader: Count,
+    ws_max_anonymous_per_address: Count,
+    ws_idle_timeout_ms: Count,
+    ws_max_subscriptions: Count,
+    ws_snapshots_per_second: Count,
+    admin_auth_failures_per_minute: Count,
+    http_headers_timeout_ms: Count,
+    http_request_timeout_ms: Count,
+    http_keep_alive_timeout_ms: Count,
+    http_max_header_bytes: Count,
+    cors_allowed_origins: z.array(z.string()),
+  })
+  .meta({ id: 'Limits', description: 'The fair-access limits in force, each set by the environment variable of the same name in upper case (README, docs/api.md "Limits")' });
+
 export const AdminStateSchema = z.object({
   controls: ControlsSchema,
   markets: z.array(MarketSchema),
   recent_messages: z.array(AdminMessageEntrySchema),
   persistence: PersistenceStatusSchema,
+  limits: LimitsSchema,
 });
 
 export const ControlsResponse = z.object({ controls: ControlsSchema });
