@@ -201,7 +201,7 @@ describe('HTTP admin routes', () => {
     await c.market({ market_id: 'BTC-USD' });
     const r = await c.admin<Record<string, unknown>>('GET', '/api/v1/admin/state');
     expect(r.status).to.equal(200);
-    expect(Object.keys(r.body)).to.deep.equal(['controls', 'markets', 'recent_messages', 'persistence']);
+    expect(Object.keys(r.body)).to.deep.equal(['controls', 'markets', 'recent_messages', 'persistence', 'limits']);
     expect(r.body['persistence']).to.deep.equal({ backend: 'in_memory', mode: 'disabled', queue_depth: 0, in_flight_ops: 0, total_enqueued: 1, total_flushes: 0, last_error: null });
     expect(r.body['markets']).to.have.length(1);
   });
