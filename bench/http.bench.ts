@@ -72,10 +72,11 @@ async function serveFull(): Promise<void> {
     const { createHttpApp } = await import('../src/server/http/app.ts');
     const { InMemoryPersistence } = await import('../src/server/persistence/in-memory.ts');
     const { ExchangeService } = await import('../src/server/service.ts');
+    const { TraderBudgets } = await import('../src/server/admission/token-bucket.ts');
     const persistence = new InMemoryPersistence();
     const clock = new AdmissionClock();
     const service = new ExchangeService(new Exchange({ log: persistence.log }), persistence, clock, { durableAcks: false });
-    const http = createHttpServer(createHttpApp({ config, service, clock, logger, epoch: persistence.epoch }));
+    const http = createHttpServer(createHttpApp({ config, service, clock, logger, epoch: persistence.epoch, budgets: new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst) }));
     http.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(http.address() as AddressInfo).port}\n`));
   }
 }

@@ -246,7 +246,15 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
 
 async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
-  const config = loadConfig({ BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent' });
+  // Order entry and fan-out measure throughput, not the per-trader budget (the fairness run does):
+  // every client here is one process on one address, far past the defaults' fair share.
+  const config = loadConfig({
+    BIND_ADDR: '127.0.0.1:0',
+    ADMIN_API_TOKEN: 'bench-admin-token',
+    LOG_LEVEL: 'silent',
+    PER_USER_REQUESTS_PER_SECOND: '1000000000',
+    WS_MAX_ANONYMOUS_PER_ADDRESS: '100000',
+  });
   const server = await startServer(config, createLogger('silent'));
   const echo = await echoServer();
   console.log(`node ${process.version}, ${seconds} s per measurement, WS_BROADCAST_BUFFER ${config.wsBroadcastBuffer}`);

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Exchange } from '../commands/exchange.ts';
+import { TraderBudgets } from './admission/token-bucket.ts';
 import { AdmissionClock } from './clock.ts';
 import { DEFAULT_ADMIN_TOKEN, type Config } from './config.ts';
 import type { ServerContext } from './context.ts';
@@ -44,7 +45,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   logger.info({ seq: exchange.seq, ms: Math.round(performance.now() - startedRecovery), backend: persistence.backend }, 'state recovered');
 
   const service = new ExchangeService(exchange, persistence, clock, { durableAcks: config.storageBackend === 'postgres' && config.postgresDurableAcks });
-  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch };
+  const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
+  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets };
   const app = createHttpApp(context);
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;

@@ -1,3 +1,4 @@
+import type { TraderBudgets } from './admission/token-bucket.ts';
 import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -11,4 +12,6 @@ export interface ServerContext {
   readonly logger: Logger;
   /** See Persistence.epoch: changes when book sequences could not be continued. */
   readonly epoch: string;
+  /** Every trader's request budget, shared by REST and WebSocket (src/server/admission/). */
+  readonly budgets: TraderBudgets;
 }

@@ -1,7 +1,7 @@
 // The per-trader rate limit: at most N requests in any one second, GETs included, per trader; a
 // refused request does nothing and does not count.
 import { expect } from 'chai';
-import { SlidingWindowRateLimiter } from '../../src/server/http/rate-limiter.ts';
+import { TraderBudgets } from '../../src/server/admission/token-bucket.ts';
 import { Client, expectError, type Reply, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
@@ -57,21 +57,49 @@ describe('HTTP rate limit', () => {
     expect(again.map((r) => r.status)).to.deep.equal(Array(LIMIT).fill(201));
   });
 
-  describe('SlidingWindowRateLimiter', () => {
+  describe('TraderBudgets (token bucket within the one-second rule)', () => {
     it('allows at most N in any window, not 2N across a boundary, and grows its ring as needed', () => {
       let now = 0;
-      const limiter = new SlidingWindowRateLimiter(3, 1000, () => now);
+      const limiter = new TraderBudgets(3, 3, () => now);
       const take = () => limiter.take('t').allowed;
       now = 900;
       expect([take(), take(), take(), take()]).to.deep.equal([true, true, true, false]);
-      now = 1100; // a fixed window would reset here
+      now = 1100; // a fixed window would reset here, and a plain bucket would have refilled 0.6 tokens
       expect(take()).to.equal(false);
       expect(limiter.take('t').retryAfterMs).to.equal(800);
       now = 1900;
       expect([take(), take(), take(), take()]).to.deep.equal([true, true, true, false]);
-      const big = new SlidingWindowRateLimiter(100, 1000, () => now);
+      const big = new TraderBudgets(100, 100, () => now);
       for (let i = 0; i < 100; i++) expect(big.take('x').allowed).to.equal(true);
       expect(big.take('x')).to.deep.equal({ allowed: false, remaining: 0, retryAfterMs: 1000 });
+    });
+
+    it('a smaller burst: that many at once, then one per 1/rate; never more than the rate in any second', () => {
+      let now = 10_000;
+      const b = new TraderBudgets(10, 2, () => now);
+      expect([b.take('t').allowed, b.take('t').allowed, b.take('t').allowed]).to.deep.equal([true, true, false]);
+      expect(b.take('t').retryAfterMs).to.equal(100);
+      now += 100;
+      expect(b.take('t')).to.deep.include({ allowed: true, remaining: 0 });
+      // Over a long random run, every one-second window holds at most `rate` accepted requests.
+      const rate = 7;
+      const bb = new TraderBudgets(rate, 5, () => now);
+      const accepted: number[] = [];
+      let seed = 42;
+      for (let i = 0; i < 5000; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        now += seed % 97;
+        if (bb.take('t').allowed) accepted.push(now);
+      }
+      for (let i = rate; i < accepted.length; i++) expect((accepted[i] as number) - (accepted[i - rate] as number)).to.be.greaterThan(1000 - 1e-9);
+      expect(accepted.length).to.be.greaterThan(1000);
+    });
+
+    it('traders are independent', () => {
+      const b = new TraderBudgets(1, 1, () => 0);
+      expect(b.take('a').allowed).to.equal(true);
+      expect(b.take('a').allowed).to.equal(false);
+      expect(b.take('b').allowed).to.equal(true);
     });
   });
 });

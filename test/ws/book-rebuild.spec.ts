@@ -102,7 +102,8 @@ describe('ws book rebuild', function () {
   this.timeout(60_000);
   let fx: ExchangeFixture;
   before(async () => {
-    fx = await ExchangeFixture.start();
+    // A fast random session of many traders' ops: the per-trader budget is not under test here.
+    fx = await ExchangeFixture.start({ PER_USER_REQUESTS_PER_SECOND: '100000' });
   });
   after(() => fx.stop());
 

@@ -12,7 +12,8 @@ describe('ws protocol', () => {
   let bob: Trader;
 
   before(async () => {
-    fx = await ExchangeFixture.start();
+    // The protocol, not the per-trader budget (test/ws/budget.spec.ts), is under test here.
+    fx = await ExchangeFixture.start({ PER_USER_REQUESTS_PER_SECOND: '100000' });
     alice = await fx.trader('alice');
     bob = await fx.trader('bob');
     await fx.market('BTC-USD');
@@ -84,9 +85,11 @@ describe('ws protocol', () => {
     expect(order['created_at']).to.match(TIME);
 
     const amended = await c.request({ op: 'amend_order', request_id: 'a1', order_id: order['id'], remaining: 3 });
-    expect(amended).to.deep.equal({ type: 'ack', op: 'amend_order', request_id: 'a1', order: { ...order, remaining: 3 } });
+    // Extension (issue 16): every ack tells the trader's remaining budget.
+    expect(amended['rate_limit_remaining']).to.be.a('number');
+    expect(amended).to.deep.equal({ type: 'ack', op: 'amend_order', request_id: 'a1', order: { ...order, remaining: 3 }, rate_limit_remaining: amended['rate_limit_remaining'] });
     const canceled = await c.request({ op: 'cancel_order', request_id: 'c1', order_id: order['id'] });
-    expect(canceled).to.deep.equal({ type: 'ack', op: 'cancel_order', request_id: 'c1', order: { ...order, remaining: 3, status: 'canceled' } });
+    expect(canceled).to.deep.equal({ type: 'ack', op: 'cancel_order', request_id: 'c1', order: { ...order, remaining: 3, status: 'canceled' }, rate_limit_remaining: (amended['rate_limit_remaining'] as number) - 1 });
 
     // The same operation over REST answers with the same record.
     const res = await fetch(`${fx.server.url}/api/v1/orders`, {

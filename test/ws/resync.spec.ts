@@ -22,7 +22,8 @@ describe('ws resync', function () {
     before(async () => {
       // A tiny ring (the server keeps max(WS_BROADCAST_BUFFER, 1024) deltas) is not configurable, so
       // these cases work against the default ring of 1,024.
-      fx = await ExchangeFixture.start();
+      // Many orders in a moment from one trader: the per-trader budget is not under test here.
+      fx = await ExchangeFixture.start({ PER_USER_REQUESTS_PER_SECOND: '100000' });
       alice = await fx.trader('alice');
       await fx.market('BTC-USD');
     });
@@ -78,7 +79,7 @@ describe('ws resync', function () {
     let alice: Trader;
     let bob: Trader;
     before(async () => {
-      fx = await ExchangeFixture.start({ WS_BROADCAST_BUFFER: '64' });
+      fx = await ExchangeFixture.start({ WS_BROADCAST_BUFFER: '64', PER_USER_REQUESTS_PER_SECOND: '100000' });
       alice = await fx.trader('alice');
       bob = await fx.trader('bob');
       await fx.market('BTC-USD');

@@ -23,7 +23,6 @@ import { docsRoutes } from './docs-routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
-import { SlidingWindowRateLimiter } from './rate-limiter.ts';
 import { ClientGone, readJsonBody } from './read-json-body.ts';
 import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
 import { sendError, sendJson } from './send.ts';
@@ -53,7 +52,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
 
   let openApiJson: string | null = null;
   const routes: AnyRoute[] = allRoutes(() => (openApiJson ??= JSON.stringify(buildOpenApiDocument(routes, { perUserRequestsPerSecond: config.perUserRequestsPerSecond }))));
-  const limiter = new SlidingWindowRateLimiter(config.perUserRequestsPerSecond);
+  const budgets = context.budgets;
   const limitHeader = String(config.perUserRequestsPerSecond);
   const admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
   const traders = new TraderAuthenticator(context.service.state);
@@ -81,7 +80,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
         if (route.access === 'trader') {
           ({ trader, apiKey } = traders.authenticate(req));
           if (route.rateLimited === true) {
-            const decision = limiter.take(trader.trader_id);
+            const decision = budgets.take(trader.trader_id);
             res.setHeader('x-ratelimit-limit', limitHeader);
             res.setHeader('x-ratelimit-remaining', String(decision.remaining));
             if (!decision.allowed) {

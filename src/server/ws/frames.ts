@@ -110,3 +110,18 @@ export const ACCOUNT_RESYNC_FRAME = sharedFrame({
   current_sequence: null,
   reason: 'admin reset all users',
 });
+
+/**
+ * Extension: a trader's remaining request budget (docs/websocket.md "Limits"), added to the ack or
+ * reject of a trading op. Every frame here is one JSON object, so the field is appended to its text
+ * rather than every builder taking one more argument.
+ */
+export function withRateLimitRemaining(frame: string, remaining: number): string {
+  return `${frame.slice(0, -1)},"rate_limit_remaining":${remaining}}`;
+}
+
+/** A trading op refused for the trader's budget: nothing was done; retry after `retryAfterMs`. */
+export function rateLimitRejectFrame(op: TradingOp, requestId: string | null, message: string, retryAfterMs: number): string {
+  return JSON.stringify({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.ceil(retryAfterMs) });
+}
+

@@ -1,7 +1,8 @@
 // The protocol: what each client frame does. Order operations go through ExchangeService.execute, the
-// same admission path as REST (and, unlike REST, no rate limit); the ack is queued from the service's
+// same admission path as REST, against the same per-trader budget (context.budgets); the ack is queued from the service's
 // reply hook, which runs before the command's publications go out, so it precedes the events it caused.
-import { DuplicateSubmission, ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import { DuplicateSubmission, ERRORS, isDomainError, rateLimitText, type ErrorCode } from '../../commands/errors.ts';
+import { AbuseMeter } from '../admission/abuse-meter.ts';
 import { submitCommand } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
@@ -13,6 +14,8 @@ import { parseClientMessage, type ClientMessage, type ClientMessageOf } from './
 import type { Connection, Incoming, IncomingHandler } from './connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import {
+  rateLimitRejectFrame,
+  withRateLimitRemaining,
   authenticatedFrame,
   cancelAllAckFrame,
   errorFrame,
@@ -37,6 +40,7 @@ export class MessageHandler implements IncomingHandler {
   private readonly context: ServerContext;
   private readonly registry: ConnectionRegistry;
   private readonly limits: MessageHandlerLimits;
+  private readonly abuse = new WeakMap<Connection, AbuseMeter>();
 
   constructor(context: ServerContext, registry: ConnectionRegistry, limits: MessageHandlerLimits) {
     this.context = context;
@@ -178,11 +182,18 @@ export class MessageHandler implements IncomingHandler {
       connection.send(rejectFrame(op, requestId, 'unauthenticated', ERRORS.unauthenticated.message));
       return undefined;
     }
+    // The trader's one budget, shared with its REST requests and its other connections.
+    const budget = this.context.budgets.take(trader.trader_id);
+    if (!budget.allowed) {
+      this.overBudget(connection, op, requestId, budget.retryAfterMs);
+      return undefined;
+    }
+    const remaining = budget.remaining;
     return this.context.service
       .execute<string | null>(
         (stamp) => build(stamp, trader.trader_id),
         (event, frame) => {
-          if (frame !== null) connection.send(frame);
+          if (frame !== null) connection.send(withRateLimitRemaining(frame, remaining));
           else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
         },
         // Built right after the command is applied: with durable acks the ack waits for the commit, and
@@ -195,13 +206,33 @@ export class MessageHandler implements IncomingHandler {
           if (err instanceof DuplicateSubmission) {
             // A repeated client_order_id: acked with the first order, once that order is durable.
             await this.context.service.whenDurable(err.orderId);
-            connection.send(submitAckFrame(requestId, duplicateReply(this.context.service.state, err.orderId)));
+            connection.send(withRateLimitRemaining(submitAckFrame(requestId, duplicateReply(this.context.service.state, err.orderId)), remaining));
             return;
           }
           const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
           if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
-          connection.send(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message));
+          connection.send(withRateLimitRemaining(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message), remaining));
         },
       );
+  }
+
+  /**
+   * A trading op past the trader's budget: rejected, nothing done. A connection refused at
+   * WS_ABUSE_MULTIPLE times the budget in each of WS_ABUSE_SECONDS seconds running is closed (1008).
+   */
+  private overBudget(connection: Connection, op: TradingOp, requestId: string | null, retryAfterMs: number): void {
+    const limits = this.context.config.limits;
+    const rate = limits.per_user_requests_per_second;
+    connection.send(rateLimitRejectFrame(op, requestId, rateLimitText(rate), retryAfterMs));
+    let meter = this.abuse.get(connection);
+    if (meter === undefined) {
+      meter = new AbuseMeter(limits.ws_abuse_multiple * rate, limits.ws_abuse_seconds);
+      this.abuse.set(connection, meter);
+    }
+    if (!meter.refused(performance.now())) return;
+    this.context.logger.warn({ connection: connection.id, trader_id: connection.trader?.trader_id, rate, seconds: limits.ws_abuse_seconds }, 'ws client kept sending far past its budget; closing');
+    connection.markClosed();
+    // A close reason is at most 123 bytes.
+    connection.ws.close(1008, `rate limit: over ${limits.ws_abuse_multiple}x ${rate} ops/sec for ${limits.ws_abuse_seconds}s`);
   }
 }
