@@ -4,8 +4,16 @@
 import type { ExchangeEvent } from '../events/types.ts';
 import type { Command } from './types.ts';
 
+/** Stands in for a message id the re-run never reaches (an action that was refused). */
+const NO_MESSAGE = '00000000-0000-4000-8000-000000000000';
+
 export function commandOf(e: ExchangeEvent): Command {
   const time = e.time;
+  // An action the schedule ran: re-run as the entry, so the audit also checks it ran what was scheduled.
+  if ('schedule_entry' in e.data && e.data.schedule_entry !== undefined) {
+    const message_id = e.type === 'AdminMessagePosted' ? e.data.message_id : e.type === 'MarketSettled' ? e.data.announcement.message_id : NO_MESSAGE;
+    return { type: 'RunScheduledAction', time, entry_id: e.data.schedule_entry, message_id };
+  }
   switch (e.type) {
     case 'TraderProvisioned':
       return { type: 'ProvisionTrader', time, username: e.data.username, trader_id: e.data.trader_id, api_key_hash: e.data.api_key_hash };
@@ -54,5 +62,19 @@ export function commandOf(e: ExchangeEvent): Command {
       return { type: 'CancelOrder', time, trader_id: e.data.trader_id, order_id: e.data.order_id };
     case 'OrdersCanceled':
       return { type: 'CancelAllOrders', time, trader_id: e.data.trader_id, market: e.data.market, reason: e.data.reason };
+    case 'TradersProvisioned':
+      return { type: 'ProvisionTraders', time, traders: e.data.traders };
+    case 'ApiKeyRotated':
+      return { type: 'RotateApiKey', time, trader_id: e.data.trader_id, api_key_hash: e.data.api_key_hash };
+    case 'TraderDisabled':
+      return { type: 'DisableTrader', time, trader_id: e.data.trader_id };
+    case 'TraderEnabled':
+      return { type: 'EnableTrader', time, trader_id: e.data.trader_id };
+    case 'ScheduleSet':
+      return { type: 'SetSchedule', time, entries: e.data.entries };
+    case 'ScheduledActionFailed':
+      return { type: 'RunScheduledAction', time, entry_id: e.data.schedule_entry, message_id: NO_MESSAGE };
+    case 'LeaderboardFrozen':
+      return { type: 'FreezeLeaderboard', time, label: e.data.label, as_of_seq: e.data.as_of_seq, head_hash: e.data.head_hash };
   }
 }

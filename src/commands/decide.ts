@@ -4,6 +4,7 @@ import type { EventBody } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { decidePostAdminMessage, decideProvisionTrader, decideResetTrading } from './decide-admin.ts';
 import { decideDeleteMarket, decideLoadConfig, decidePatchMarket, decideSettleMarket, decideUpsertMarket } from './decide-markets.ts';
+import { decideDisableTrader, decideEnableTrader, decideFreezeLeaderboard, decideProvisionTraders, decideRotateApiKey, decideRunScheduledAction, decideSetSchedule } from './decide-operators.ts';
 import { decideAmendOrder, decideCancelAll, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
 import type { Command } from './types.ts';
 
@@ -25,6 +26,20 @@ export function decide(state: ExchangeState, command: Command): EventBody {
       return { type: 'TradingStarted', data: {} };
     case 'StopTrading':
       return { type: 'TradingStopped', data: {} };
+    case 'ProvisionTraders':
+      return decideProvisionTraders(state, command);
+    case 'RotateApiKey':
+      return decideRotateApiKey(state, command);
+    case 'DisableTrader':
+      return decideDisableTrader(state, command);
+    case 'EnableTrader':
+      return decideEnableTrader(state, command);
+    case 'SetSchedule':
+      return decideSetSchedule(command);
+    case 'RunScheduledAction':
+      return decideRunScheduledAction(state, command, (inner) => decide(state, inner));
+    case 'FreezeLeaderboard':
+      return decideFreezeLeaderboard(state, command);
     case 'LoadConfig':
       return decideLoadConfig(state, command);
     case 'PostAdminMessage':

@@ -61,6 +61,18 @@ export const ERRORS = {
   market_has_open_orders: { status: 409, message: 'cannot delete market with open orders' },
   invalid_message_body: { status: 400, message: 'message body must not be empty' },
   invalid_query: { status: 400, message: 'invalid query parameter' },
+  // Running a competition (issue 12).
+  trader_not_found: { status: 404, message: 'trader not found' },
+  trader_disabled: { status: 409, message: 'trader is already disabled' },
+  trader_not_disabled: { status: 409, message: 'trader is not disabled' },
+  too_many_rows: { status: 400, message: 'at most 10000 usernames per request' },
+  invalid_csv: { status: 400, message: 'malformed CSV' },
+  invalid_schedule: { status: 400, message: 'invalid schedule' },
+  schedule_entry_not_pending: { status: 409, message: 'schedule entry is not pending' },
+  schedule_entry_not_due: { status: 409, message: 'schedule entry is not due yet' },
+  invalid_label: { status: 400, message: 'label must be 1 to 128 characters without control characters' },
+  label_taken: { status: 409, message: 'label was already used' },
+  official_not_found: { status: 404, message: 'no frozen standings with that label' },
 
   // Transport.
   invalid_request: { status: 400, message: 'invalid request body' },

@@ -1,6 +1,6 @@
 // Commands: what a trader or an operator asks for, already parsed (zod) and stamped by the server with
 // the admission time and every new id, so deciding them is a pure function of state and command.
-import type { CancelReason, MessageLevel, OrderType, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
+import type { CancelReason, MessageLevel, OrderType, ProvisionedTraderFact, ScheduledAction, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
 
 /** A market definition as an operator sends it; values are checked by decide, not trusted. */
 export interface MarketInput {
@@ -65,7 +65,26 @@ export type CommandBody =
     }
   | ({ readonly type: 'AmendOrder'; readonly trader_id: string; readonly remaining: number } & OrderRef)
   | ({ readonly type: 'CancelOrder'; readonly trader_id: string } & OrderRef)
-  | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason };
+  | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason }
+  // Operator commands of issue 12 (decide-operators.ts).
+  /** Many traders at once, all or nothing; keys arrive hashed, never in clear. */
+  | { readonly type: 'ProvisionTraders'; readonly traders: readonly ProvisionedTraderFact[] }
+  | { readonly type: 'RotateApiKey'; readonly trader_id: string; readonly api_key_hash: string }
+  | { readonly type: 'DisableTrader'; readonly trader_id: string }
+  | { readonly type: 'EnableTrader'; readonly trader_id: string }
+  /** Replaces every pending entry of the schedule; entries that ran stay in its history. */
+  | { readonly type: 'SetSchedule'; readonly entries: readonly ScheduleEntryInput[] }
+  /** Runs a due schedule entry as the command its action stands for; `message_id` serves settle and post actions. */
+  | { readonly type: 'RunScheduledAction'; readonly entry_id: string; readonly message_id: string }
+  /** `head_hash` is the log's chain hash at the state's head, read where the log is appended. */
+  | { readonly type: 'FreezeLeaderboard'; readonly label: string | null; readonly as_of_seq: number; readonly head_hash: string };
+
+export interface ScheduleEntryInput {
+  readonly entry_id: string;
+  /** Any RFC 3339 time; decide normalizes it to microseconds UTC. */
+  readonly at: string;
+  readonly action: ScheduledAction;
+}
 
 /** An order named by its id, or by the client order id its owner gave it (looked up among the owner's orders only). */
 export type OrderRef = { readonly order_id: string; readonly client_order_id?: undefined } | { readonly order_id?: undefined; readonly client_order_id: string };

@@ -83,15 +83,75 @@ export interface OrderRefFact {
   readonly price: number;
 }
 
+/**
+ * Present on the event of an action the schedule ran (the entry's id), absent otherwise: the log says
+ * which entry ran, so a restart never runs it again.
+ */
+export interface ScheduledMark {
+  readonly schedule_entry?: string;
+}
+
+export interface ProvisionedTraderFact {
+  readonly trader_id: string;
+  readonly username: string;
+  readonly api_key_hash: string;
+}
+
+/** What a schedule entry does when its time comes: the ordinary operator command it stands for. */
+export type ScheduledAction =
+  | { readonly action: 'start_trading' }
+  | { readonly action: 'stop_trading' }
+  | { readonly action: 'enable_market'; readonly market_id: string }
+  | { readonly action: 'disable_market'; readonly market_id: string }
+  | { readonly action: 'settle_market'; readonly market_id: string; readonly settlement_price: number; readonly announcement: string | null }
+  | {
+      readonly action: 'post_message';
+      readonly level: MessageLevel;
+      readonly body: string;
+      readonly title: string | null;
+      readonly market: string | null;
+      readonly target_username: string | null;
+    };
+
+export type ScheduledActionName = ScheduledAction['action'];
+
+export interface ScheduleEntryFact {
+  readonly entry_id: string;
+  /** RFC 3339 UTC with microseconds: the entry runs at the first moment at or after it. */
+  readonly at: string;
+  readonly action: ScheduledAction;
+}
+
+/** One row of frozen standings: the leaderboard row as it was, `disabled` only when true. */
+export interface FrozenRowFact {
+  readonly rank: number;
+  readonly trader_id: string;
+  readonly username: string;
+  readonly net_pnl: number;
+  readonly realized_pnl: number;
+  readonly unrealized_pnl: number;
+  readonly gross_exposure: number;
+  readonly disabled?: true;
+}
+
+export interface FrozenLeaderboardFact {
+  readonly label: string;
+  /** The seq the standings are taken at (the freeze event's own seq minus one). */
+  readonly as_of_seq: number;
+  /** The chain hash of the log's event at as_of_seq (the genesis hash for an empty log). */
+  readonly head_hash: string;
+  readonly rows: readonly FrozenRowFact[];
+}
+
 export type EventBody =
   | { readonly type: 'TraderProvisioned'; readonly data: { readonly trader_id: string; readonly username: string; readonly api_key_hash: string } }
   | { readonly type: 'TradingReset'; readonly data: { readonly cleared_orders: number; readonly cleared_positions: number; readonly cleared_fills: number } }
-  | { readonly type: 'TradingStarted'; readonly data: Record<string, never> }
-  | { readonly type: 'TradingStopped'; readonly data: Record<string, never> }
+  | { readonly type: 'TradingStarted'; readonly data: ScheduledMark }
+  | { readonly type: 'TradingStopped'; readonly data: ScheduledMark }
   | { readonly type: 'ConfigLoaded'; readonly data: { readonly trading_enabled: boolean | null; readonly markets: readonly MarketDefinition[] } }
-  | { readonly type: 'AdminMessagePosted'; readonly data: AdminMessageFact }
+  | { readonly type: 'AdminMessagePosted'; readonly data: AdminMessageFact & ScheduledMark }
   | { readonly type: 'MarketUpserted'; readonly data: { readonly market: MarketDefinition } }
-  | { readonly type: 'MarketPatched'; readonly data: { readonly market_id: string; readonly changes: MarketChanges } }
+  | { readonly type: 'MarketPatched'; readonly data: { readonly market_id: string; readonly changes: MarketChanges } & ScheduledMark }
   | {
       readonly type: 'MarketSettled';
       readonly data: {
@@ -101,7 +161,7 @@ export type EventBody =
         readonly affected_traders: number;
         readonly settled_quantity: number;
         readonly announcement: AdminMessageFact;
-      };
+      } & ScheduledMark;
     }
   | { readonly type: 'MarketDeleted'; readonly data: { readonly market_id: string; readonly mark_price: number | null } }
   | {
@@ -129,7 +189,21 @@ export type EventBody =
         /** Every order canceled, oldest first (created_at, then id), each with the remaining it had. */
         readonly orders: readonly (OrderRefFact & { readonly remaining: number })[];
       };
-    };
+    }
+  | { readonly type: 'TradersProvisioned'; readonly data: { readonly traders: readonly ProvisionedTraderFact[] } }
+  | { readonly type: 'ApiKeyRotated'; readonly data: { readonly trader_id: string; readonly api_key_hash: string } }
+  | {
+      readonly type: 'TraderDisabled';
+      readonly data: {
+        readonly trader_id: string;
+        /** Every open order of the trader, canceled by this event, oldest first, each with the remaining it had. */
+        readonly canceled_orders: readonly (OrderRefFact & { readonly remaining: number })[];
+      };
+    }
+  | { readonly type: 'TraderEnabled'; readonly data: { readonly trader_id: string } }
+  | { readonly type: 'ScheduleSet'; readonly data: { readonly entries: readonly ScheduleEntryFact[] } }
+  | { readonly type: 'ScheduledActionFailed'; readonly data: { readonly schedule_entry: string; readonly code: string; readonly message: string } }
+  | { readonly type: 'LeaderboardFrozen'; readonly data: FrozenLeaderboardFact };
 
 export type EventType = EventBody['type'];
 
@@ -164,4 +238,11 @@ export const EVENT_TYPES: readonly EventType[] = [
   'OrderAmended',
   'OrderCanceled',
   'OrdersCanceled',
+  'TradersProvisioned',
+  'ApiKeyRotated',
+  'TraderDisabled',
+  'TraderEnabled',
+  'ScheduleSet',
+  'ScheduledActionFailed',
+  'LeaderboardFrozen',
 ];

@@ -227,6 +227,14 @@ export class BooksProjection {
           this.unlink(o);
         }
         break;
+      case 'TraderDisabled':
+        for (const ref of event.data.canceled_orders) {
+          const o = this.mustFind(ref.order_id);
+          o.status = 'canceled';
+          changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
+          this.unlink(o);
+        }
+        break;
       case 'MarketSettled': {
         const book = this.books.get(event.data.market_id);
         if (book !== undefined) this.clearBook(book, 'settled', changes);

@@ -10,6 +10,8 @@ import { Leaderboard } from './leaderboard.ts';
 import { MarketDataFeed } from './market-data.ts';
 import { MarketsProjection } from './markets.ts';
 import { MessagesProjection } from './messages.ts';
+import { OfficialStandings } from './official.ts';
+import { ScheduleProjection } from './schedule.ts';
 import { PositionsProjection } from './positions.ts';
 import { PrivateFeed } from './private-feed.ts';
 import { TradeTape } from './trade-tape.ts';
@@ -29,6 +31,8 @@ export class ExchangeState {
   readonly positions = new PositionsProjection();
   readonly fills = new FillsProjection();
   readonly tape = new TradeTape();
+  readonly schedule = new ScheduleProjection();
+  readonly official = new OfficialStandings();
   readonly marketData: MarketDataFeed;
   readonly privateFeed: PrivateFeed;
   readonly leaderboard: Leaderboard;
@@ -62,6 +66,8 @@ export class ExchangeState {
         this.positions.apply(e);
         this.fills.apply(e);
         this.tape.apply(e);
+        this.schedule.apply(e);
+        this.official.apply(e);
         this.books.apply(e);
       } catch (err) {
         fault(err);

@@ -61,7 +61,8 @@ export class Leaderboard {
         open += unrealized(record.values, mark);
         gross += Math.abs(record.values.net) * mark;
       }
-      rows.push({ trader_id: trader.trader_id, username: trader.username, net_pnl: realized + open, realized_pnl: realized, unrealized_pnl: open, gross_exposure: gross });
+      const row = { trader_id: trader.trader_id, username: trader.username, net_pnl: realized + open, realized_pnl: realized, unrealized_pnl: open, gross_exposure: gross };
+      rows.push(trader.disabled === true ? { ...row, disabled: true } : row);
     }
     rows.sort((a, b) => b.net_pnl - a.net_pnl || (a.username < b.username ? -1 : a.username > b.username ? 1 : 0) || (a.trader_id < b.trader_id ? -1 : a.trader_id > b.trader_id ? 1 : 0));
     return rows.map((r, i) => ({ rank: i + 1, ...r }));

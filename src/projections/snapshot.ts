@@ -10,6 +10,8 @@ import type { SchemaVersion } from '../events/types.ts';
 import type { ExchangeState } from './exchange-state.ts';
 import type { OrderSnapshot } from './books.ts';
 import type { PositionsSnapshot } from './positions.ts';
+import type { OfficialStandingsView } from './official.ts';
+import type { ScheduleSnapshot } from './schedule.ts';
 import type { TapeTrade } from './trade-tape.ts';
 import type { AdminMessageView, ControlsView, FillView, MarketView, TraderView } from './views.ts';
 
@@ -32,6 +34,9 @@ export interface StateSnapshot {
   readonly fills: { total: number; by_trader: [string, FillView[]][] };
   readonly book_sequences: [string, number][];
   readonly user_sequences: [string, number][];
+  /** Absent when empty (and in snapshots written before the schedule existed). */
+  readonly schedule?: ScheduleSnapshot;
+  readonly official?: OfficialStandingsView[];
 }
 
 /** Synchronous, so it sees one consistent state between two events. */
@@ -52,6 +57,8 @@ export function takeSnapshot(state: ExchangeState): StateSnapshot {
     fills: state.fills.snapshot(),
     book_sequences: [...state.marketData.allSequences()],
     user_sequences: [...state.privateFeed.allSequences()],
+    ...(state.schedule.isEmpty ? {} : { schedule: state.schedule.snapshot() }),
+    ...(state.official.isEmpty ? {} : { official: state.official.snapshot() }),
   };
 }
 
@@ -68,5 +75,7 @@ export function restoreSnapshot(state: ExchangeState, snapshot: StateSnapshot): 
   state.fills.restore(snapshot.fills);
   state.marketData.restoreSequences(snapshot.book_sequences);
   state.privateFeed.restoreSequences(snapshot.user_sequences);
+  state.schedule.restore(snapshot.schedule);
+  state.official.restore(snapshot.official);
   state.restoreHead(snapshot.seq, snapshot.time, snapshot.schema);
 }

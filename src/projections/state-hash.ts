@@ -63,6 +63,8 @@ function schemaV2Members(state: ExchangeState): Record<string, unknown> {
     .filter(([, trades]) => trades.length > 0)
     .map(([market, trades]) => ({ market, trades: trades.map((t) => [t.trade_id, t.price, t.quantity, t.taker_side, t.occurred_at, t.seq, t.n]) }));
   if (tape.length > 0) members['tape'] = tape;
+  if (!state.schedule.isEmpty) members['schedule'] = state.schedule.snapshot();
+  if (!state.official.isEmpty) members['official'] = state.official.snapshot();
   return members;
 }
 

@@ -28,8 +28,37 @@ export class TradersProjection {
   }
 
   apply(event: ExchangeEvent): void {
-    if (event.type !== 'TraderProvisioned') return;
-    this.add({ trader_id: event.data.trader_id, username: event.data.username, api_key_hash: event.data.api_key_hash, created_at: event.time });
+    switch (event.type) {
+      case 'TraderProvisioned':
+        this.add({ trader_id: event.data.trader_id, username: event.data.username, api_key_hash: event.data.api_key_hash, created_at: event.time });
+        break;
+      case 'TradersProvisioned':
+        for (const t of event.data.traders) this.add({ trader_id: t.trader_id, username: t.username, api_key_hash: t.api_key_hash, created_at: event.time });
+        break;
+      case 'ApiKeyRotated': {
+        const t = this.must(event.data.trader_id);
+        // The old key stops matching at once: its hash leaves the index.
+        this.byKeyHash.delete(t.api_key_hash);
+        this.add({ ...t, api_key_hash: event.data.api_key_hash });
+        break;
+      }
+      case 'TraderDisabled':
+        this.add({ ...this.must(event.data.trader_id), disabled: true });
+        break;
+      case 'TraderEnabled': {
+        const { disabled: _disabled, ...enabled } = this.must(event.data.trader_id);
+        this.add(enabled);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private must(traderId: string): TraderView {
+    const t = this.byId.get(traderId);
+    if (t === undefined) throw new Error(`traders: unknown trader ${traderId}`);
+    return t;
   }
 
   snapshot(): TraderView[] {

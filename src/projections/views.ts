@@ -65,6 +65,8 @@ export interface TraderView {
   readonly username: string;
   readonly api_key_hash: string;
   readonly created_at: string;
+  /** Present (true) only while the trader is disabled: its key is refused, it stays on the leaderboard. */
+  readonly disabled?: true;
 }
 
 export interface AdminMessageView {
@@ -86,6 +88,8 @@ export interface LeaderboardRow {
   readonly realized_pnl: number;
   readonly unrealized_pnl: number;
   readonly gross_exposure: number;
+  /** Present (true) only on the row of a disabled trader. */
+  readonly disabled?: true;
 }
 
 /** An order as the l3 feed shows it. */

@@ -12,7 +12,10 @@ export interface V1OrderSubmitted {
   };
 }
 
-export type V1EventBody = Exclude<EventBody, { type: 'OrderSubmitted' | 'OrdersCanceled' }> | V1OrderSubmitted;
+export type V1EventBody = Exclude<
+  EventBody,
+  { type: 'OrderSubmitted' | 'OrdersCanceled' | 'TradersProvisioned' | 'ApiKeyRotated' | 'TraderDisabled' | 'TraderEnabled' | 'ScheduleSet' | 'ScheduledActionFailed' | 'LeaderboardFrozen' }
+> | V1OrderSubmitted;
 
 /** A version-1 event as the first logs hold it. */
 export type V1Event = V1EventBody & { readonly seq: number; readonly time: string; readonly v?: undefined };
