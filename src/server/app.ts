@@ -13,6 +13,7 @@ import { withDashboard } from './http-static.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { InMemoryPersistence } from './persistence/in-memory.ts';
 import type { Persistence } from './persistence/persistence.ts';
+import { ScheduleRunner } from './operations/schedule-runner.ts';
 import { ExchangeService } from './service.ts';
 import { WsGateway } from './ws/gateway.ts';
 
@@ -65,6 +66,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   );
   http.on('clientError', answerClientError);
   const gateway = new WsGateway(context, http);
+  const schedule = new ScheduleRunner(service, logger);
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -76,10 +78,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (http.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, host: config.host, backend: persistence.backend }, 'exchange listening');
+  // Entries already due (the server was down when their time came) run now, in order.
+  schedule.start();
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      schedule.stop();
       service.close();
       await gateway.close();
       await new Promise<void>((resolve) => {

@@ -27,6 +27,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
   readonly limits: Limits;
+  /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
+  readonly bulkProvisionBodyLimitBytes: number;
 }
 
 /**
@@ -192,5 +194,6 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotEveryEvents: integer(env, 'SNAPSHOT_EVERY_EVENTS', 100_000, 0),
     logLevel: logLevelFrom(env),
     limits: loadLimits(env),
+    bulkProvisionBodyLimitBytes: integer(env, 'BULK_PROVISION_BODY_LIMIT_BYTES', 4 * 1024 * 1024, 64 * 1024),
   };
 }

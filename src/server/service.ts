@@ -19,6 +19,8 @@ export type Publication =
   | { readonly kind: 'private'; readonly event: PrivateEvent }
   | { readonly kind: 'admin_message'; readonly message: AdminMessageView }
   | { readonly kind: 'account_resync' }
+  /** The trader's key was rotated or the trader disabled: its WebSocket sessions are to be closed. */
+  | { readonly kind: 'revoked'; readonly trader_id: string; readonly reason: string }
   | { readonly kind: 'event'; readonly event: ExchangeEvent };
 
 export interface ServiceOptions {
@@ -54,6 +56,8 @@ export class ExchangeService {
       const message = MessagesProjection.posted(event);
       if (message !== null) outbox.push({ kind: 'admin_message', message });
       if (event.type === 'TradingReset') outbox.push({ kind: 'account_resync' });
+      if (event.type === 'ApiKeyRotated') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'api key rotated' });
+      if (event.type === 'TraderDisabled') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'trader disabled' });
     });
   }
 

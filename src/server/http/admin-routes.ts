@@ -6,7 +6,9 @@ import { DEFAULT_MESSAGE_LIMIT, MessagesProjection } from '../../projections/mes
 import type { MarketView } from '../../projections/views.ts';
 import { stateHash } from '../../projections/state-hash.ts';
 import { hashApiKey, newApiKey } from '../clock.ts';
+import { FormatQuery } from './csv.ts';
 import { eventsExportRoute } from './events-export.ts';
+import { sendLeaderboard } from './operator-routes.ts';
 import { MarketIdParams, MessagesQuery } from './http-inputs.ts';
 import {
   AdminMessageEntrySchema,
@@ -175,11 +177,13 @@ export const adminRoutes: readonly AnyRoute[] = [
     access: 'admin',
     tag: TAG,
     summary: 'The leaderboard of all traders',
-    success: { status: 200, description: 'array of LeaderboardRow', schema: z.array(LeaderboardRowSchema) },
-    errors: [],
+    description: 'CSV with Accept: text/csv or ?format=csv.',
+    query: FormatQuery,
+    success: { status: 200, description: 'array of LeaderboardRow', schema: z.array(LeaderboardRowSchema), alternateContentTypes: ['text/csv'] },
+    errors: ['invalid_query'],
     handle: (call) => {
       const state = call.context.service.state;
-      return state.leaderboard.at(state.seq);
+      return sendLeaderboard(call, state.leaderboard.at(state.seq), call.query.format);
     },
   }),
   defineRoute({

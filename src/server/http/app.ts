@@ -19,11 +19,12 @@ import { marketDataRoutes } from './market-data-routes.ts';
 import { orderRoutes } from './order-routes.ts';
 import { AdminGuard, LockedOut, TraderAuthenticator } from './authenticate.ts';
 import { corsGate } from './cors.ts';
+import { officialLeaderboardRoute, operatorRoutes } from './operator-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
-import { ClientGone, readJsonBody } from './read-json-body.ts';
+import { BODY_LIMIT_BYTES, ClientGone, readJsonBody } from './read-json-body.ts';
 import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
 import { sendError, sendJson } from './send.ts';
 import { traderRoutes } from './trader-routes.ts';
@@ -35,7 +36,7 @@ type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown,
 
 /** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
 export function allRoutes(openApiJson: () => string): AnyRoute[] {
-  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, ...adminRoutes, ...docsRoutes(openApiJson)];
+  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, ...docsRoutes(openApiJson)];
 }
 
 function pathOf(req: IncomingMessage): string {
@@ -72,7 +73,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
 
   const handlerOf = (route: AnyRoute): RouteHandler => {
     // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
-    const readsBody = route.method === 'post' || route.method === 'patch' || route.method === 'delete';
+    const readsBody = route.method === 'post' || route.method === 'put' || route.method === 'patch' || route.method === 'delete';
     return async (req, res, rawParams, rawQuery) => {
       try {
         let trader = null;
@@ -94,7 +95,8 @@ export function createHttpApp(context: ServerContext): HttpApp {
         const params = route.params === undefined ? undefined : parseInput(route.params, rawParams, 'path');
         const query = route.query === undefined ? undefined : parseInput(route.query, rawQuery, 'query');
         // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
-        const raw = readsBody ? await readJsonBody(req) : undefined;
+        const limit = route.bodyLimit === undefined ? BODY_LIMIT_BYTES : route.bodyLimit(config);
+        const raw = readsBody ? await (route.readBody ?? readJsonBody)(req, limit) : undefined;
         const body = route.body === undefined ? undefined : parseInput(route.body, raw, 'body');
         // Once shutdown began, let the client know this connection will not be kept.
         if (context.service.isClosed) res.setHeader('connection', 'close');

@@ -22,10 +22,11 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /**
- * Keys already verified, so the order path hashes a key once rather than per request. Traders are
- * never removed (a reset keeps accounts) and their records never change, so an entry cannot go stale;
- * the map is bounded so a flood of distinct valid keys cannot grow it without end. Only keys that
- * matched a trader are kept: a wrong key is hashed every time.
+ * Keys already verified, so the order path hashes a key once rather than per request. A trader's record
+ * is replaced whenever its key is rotated or it is disabled or enabled, so a cached entry is trusted only
+ * while it is still the trader's current record (one map lookup); otherwise the key is hashed and looked
+ * up again, which refuses a rotated key at once. The map is bounded so a flood of distinct valid keys
+ * cannot grow it without end. Only keys that matched a trader are kept: a wrong key is hashed every time.
  */
 export class TraderAuthenticator {
   private readonly state: ExchangeState;
@@ -41,12 +42,14 @@ export class TraderAuthenticator {
     const apiKey = header(req, 'x-api-key')?.trim();
     if (apiKey === undefined || apiKey === '') throw new DomainError('missing_api_key');
     let trader = this.verified.get(apiKey);
-    if (trader === undefined) {
+    if (trader === undefined || this.state.traders.get(trader.trader_id) !== trader) {
+      if (trader !== undefined) this.verified.delete(apiKey);
       trader = this.state.traders.byApiKeyHash(hashApiKey(apiKey));
       if (trader === undefined) throw new DomainError('invalid_api_key');
       if (this.verified.size >= this.capacity) this.verified.clear();
       this.verified.set(apiKey, trader);
     }
+    if (trader.disabled === true) throw new DomainError('unauthenticated', 'trader is disabled');
     return { trader, apiKey };
   }
 }

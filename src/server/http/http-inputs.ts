@@ -24,7 +24,10 @@ export const MarketFilterQuery = z.object({
 });
 export type MarketFilterQuery = z.infer<typeof MarketFilterQuery>;
 
-export const LeaderboardQuery = z.object({ limit: QueryInt.optional().meta({ description: 'at most this many rows; omit for all traders' }) });
+export const LeaderboardQuery = z.object({
+  limit: QueryInt.optional().meta({ description: 'at most this many rows; omit for all traders' }),
+  format: z.enum(['json', 'csv']).optional().meta({ description: 'csv: the rows as CSV (as Accept: text/csv does)' }),
+});
 export type LeaderboardQuery = z.infer<typeof LeaderboardQuery>;
 
 export const MessagesQuery = z.object({ limit: QueryInt.optional().meta({ description: 'at most this many entries, newest first (default 50)' }) });

@@ -23,10 +23,10 @@ const BODY_NAMES = new Map<z.ZodType, string>([
 export function routeErrors(route: AnyRoute): ErrorCode[] {
   const codes: ErrorCode[] = [...route.errors];
   if (route.params !== undefined) codes.push('invalid_request');
-  if (route.access === 'trader') codes.push('missing_api_key', 'invalid_api_key');
+  if (route.access === 'trader') codes.push('missing_api_key', 'invalid_api_key', 'unauthenticated');
   if (route.rateLimited === true) codes.push('rate_limited');
   if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token');
-  if (route.method === 'post' || route.method === 'patch') codes.push('invalid_request', 'body_too_large');
+  if (route.method === 'post' || route.method === 'put' || route.method === 'patch') codes.push('invalid_request', 'body_too_large');
   if (route.method !== 'get') codes.push('service_unavailable');
   codes.push('internal');
   return [...new Set(codes)];
@@ -78,6 +78,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
   for (const route of routes) {
     const success: ResponseConfig = { description: route.success.description };
     success.content = { [route.success.contentType ?? 'application/json']: { schema: route.success.schema ?? { type: 'string' } } };
+    for (const type of route.success.alternateContentTypes ?? []) success.content[type] = { schema: { type: 'string' } };
     if (route.rateLimited === true) {
       success.headers = {
         'x-ratelimit-limit': { description: 'requests allowed per second (PER_USER_REQUESTS_PER_SECOND)', schema: { type: 'integer' } },
@@ -87,7 +88,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
     const request: NonNullable<RouteConfig['request']> = {};
     if (route.params !== undefined) request.params = route.params as z.ZodObject;
     if (route.query !== undefined) request.query = route.query as z.ZodObject;
-    if (route.body !== undefined) request.body = { required: true, content: { 'application/json': { schema: bodySchema(route.body) } } };
+    if (route.body !== undefined) {
+      request.body = { required: true, content: { 'application/json': { schema: bodySchema(route.body) } } };
+      for (const type of route.bodyContentTypes ?? []) request.body.content[type] = { schema: { type: 'string' } };
+    }
     const config: RouteConfig = {
       method: route.method,
       path: route.path,

@@ -13,14 +13,25 @@ export class ClientGone extends Error {
   }
 }
 
-function tooLarge(): DomainError {
-  return new DomainError('body_too_large', `request body larger than ${BODY_LIMIT_BYTES / 1024} KiB`);
+function tooLarge(limit: number): DomainError {
+  return new DomainError('body_too_large', `request body larger than ${limit / 1024} KiB`);
 }
 
 /** The parsed body, or undefined when there is none. */
-export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  const text = await readBodyText(req, limit);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DomainError('invalid_request', `malformed JSON body: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The body as UTF-8 text, or undefined when there is none (or only whitespace). */
+export function readBodyText(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<string | undefined> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge());
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -33,7 +44,7 @@ export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) settle(() => reject(tooLarge()));
+      if (size > limit) settle(() => reject(tooLarge(limit)));
       else chunks.push(chunk);
     };
     req.on('data', onData);
@@ -41,12 +52,7 @@ export function readJsonBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Pr
       settle(() => {
         if (size === 0) return resolve(undefined);
         const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8');
-        if (text.trim() === '') return resolve(undefined);
-        try {
-          resolve(JSON.parse(text));
-        } catch (err) {
-          reject(new DomainError('invalid_request', `malformed JSON body: ${err instanceof Error ? err.message : String(err)}`));
-        }
+        resolve(text.trim() === '' ? undefined : text);
       }),
     );
     req.once('error', () => settle(() => reject(new ClientGone())));

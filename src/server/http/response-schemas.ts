@@ -76,7 +76,55 @@ export const LeaderboardRowSchema = z.object({
   realized_pnl: z.number(),
   unrealized_pnl: z.number(),
   gross_exposure: z.number(),
+  disabled: z.literal(true).optional().meta({ description: 'present (true) only on the row of a disabled trader' }),
 }).meta({ id: 'LeaderboardRow' });
+
+export const TraderAccountSchema = z.object({
+  trader_id: Uuid,
+  username: z.string(),
+  created_at: Timestamp,
+  disabled: z.boolean(),
+}).meta({ id: 'TraderAccount' });
+
+export const BulkProfilesResponse = z.object({ profiles: z.array(TraderProfileSchema).meta({ description: 'every new profile, in the order of the request' }) });
+
+export const DisabledResponse = z.object({
+  trader: TraderAccountSchema,
+  canceled_orders: z.array(z.object({ order_id: Uuid, trader_id: Uuid, market: z.string(), side: z.enum(['BUY', 'SELL']), price: z.number(), remaining: z.number().int() })),
+});
+
+export const ScheduleEntrySchema = z.object({
+  entry_id: Uuid,
+  at: Timestamp,
+  action: z.enum(['start_trading', 'stop_trading', 'enable_market', 'disable_market', 'settle_market', 'post_message']),
+  market_id: z.string().optional(),
+  settlement_price: z.number().optional(),
+  announcement: z.string().nullable().optional(),
+  level: z.enum(['info', 'warning', 'critical']).optional(),
+  body: z.string().optional(),
+  title: z.string().nullable().optional(),
+  market: z.string().nullable().optional(),
+  target_username: z.string().nullable().optional(),
+  status: z.enum(['pending', 'ran', 'failed']),
+  scheduled_seq: z.number().int().meta({ description: 'the seq of the ScheduleSet event that set it' }),
+  seq: z.number().int().nullable().meta({ description: 'the seq of the event it produced, once done' }),
+  ran_at: Timestamp.nullable(),
+  error: z.string().nullable().meta({ description: 'code: message of the refusal, when status is failed' }),
+}).meta({ id: 'ScheduleEntry' });
+
+export const ScheduleSchema = z.object({
+  pending: z.array(ScheduleEntrySchema).meta({ description: 'in the order they will run' }),
+  done: z.array(ScheduleEntrySchema).meta({ description: 'in the order they ran' }),
+}).meta({ id: 'Schedule' });
+
+export const OfficialStandingsSchema = z.object({
+  label: z.string(),
+  seq: z.number().int().meta({ description: 'the seq of the LeaderboardFrozen event' }),
+  frozen_at: Timestamp,
+  as_of_seq: z.number().int().meta({ description: 'the standings are the leaderboard after this event' }),
+  head_hash: z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'the chain hash of the log at as_of_seq' }),
+  rows: z.array(LeaderboardRowSchema),
+}).meta({ id: 'OfficialStandings' });
 
 export const AdminMessageEntrySchema = z.object({
   message_id: Uuid,

@@ -5,10 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../commands/errors.ts';
 import type { TraderView } from '../../projections/views.ts';
+import type { Config } from '../config.ts';
 import type { ServerContext } from '../context.ts';
 
 export type Access = 'public' | 'trader' | 'admin';
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** Returned by a handler that already answered (commands reply from the service, streams, pages). */
 export const REPLIED: unique symbol = Symbol('replied');
@@ -33,6 +34,8 @@ export interface SuccessResponse {
   readonly schema?: z.ZodType;
   /** application/json unless said otherwise. */
   readonly contentType?: string;
+  /** Other representations the route answers with on request (Accept, ?format=), e.g. text/csv. */
+  readonly alternateContentTypes?: readonly string[];
 }
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
@@ -48,6 +51,14 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /** The largest body this route reads, when not the 64 KiB of every other route. */
+  readonly bodyLimit?: (config: Config) => number;
+  /**
+   * Reads the body into what `body` parses, when not JSON (a CSV upload, say); it gets the limit.
+   * Other content types in the OpenAPI document are named by `bodyContentTypes`.
+   */
+  readonly readBody?: (req: IncomingMessage, limit: number) => Promise<unknown>;
+  readonly bodyContentTypes?: readonly string[];
   readonly success: SuccessResponse;
   /** Refusals of this route besides the ones its access, body and method imply. */
   readonly errors: readonly ErrorCode[];

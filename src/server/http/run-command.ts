@@ -17,6 +17,8 @@ export async function runCommand(
   status: number,
   build: (stamp: Stamp) => Command,
   view: (event: ExchangeEvent) => unknown,
+  /** Writes the reply when not as JSON (CSV, say). */
+  send: (res: ServerResponse, status: number, body: unknown) => void = sendJson,
 ): Promise<Replied> {
   // The body is built as soon as the command is applied (it may read the state, which later commands
   // change), and sent once the command may be acknowledged.
@@ -33,7 +35,7 @@ export async function runCommand(
       (event, built) => {
         // Never throw here: the service publishes the command's events after this returns.
         if ('body' in built) {
-          sendJson(res, status, built.body);
+          send(res, status, built.body);
           return;
         }
         context.logger.error({ err: built.error, seq: event.seq, type: event.type }, 'building the reply of an accepted command failed');

@@ -1,5 +1,6 @@
 // The trader routes of the specification: x-api-key, and all of them rate limited per trader.
 import { z } from 'zod';
+import { sendLeaderboard } from './operator-routes.ts';
 import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { POSITION_LIMIT } from '../../commands/rules.ts';
 import { submitCommand } from '../../commands/order-terms.ts';
@@ -78,12 +79,12 @@ export const traderRoutes: readonly AnyRoute[] = [
     summary: 'Traders ranked by marked net PnL',
     description: 'Ranked by net_pnl descending, then username, then trader_id. Computed once per change of state.',
     query: LeaderboardQuery,
-    success: { status: 200, description: 'array of LeaderboardRow', schema: z.array(LeaderboardRowSchema) },
+    success: { status: 200, description: 'array of LeaderboardRow', schema: z.array(LeaderboardRowSchema), alternateContentTypes: ['text/csv'] },
     errors: ['invalid_query'],
     handle: (call) => {
       const state = call.context.service.state;
       const rows = state.leaderboard.at(state.seq);
-      return call.query.limit === undefined ? rows : rows.slice(0, call.query.limit);
+      return sendLeaderboard(call, call.query.limit === undefined ? rows : rows.slice(0, call.query.limit), call.query.format);
     },
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { chainHash, GENESIS_HASH } from '../../events/hash.ts';
 import { InMemoryEventLog } from '../../events/in-memory-log.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
 import type { Persistence, PersistenceStatus } from './persistence.ts';
@@ -9,9 +10,20 @@ export class InMemoryPersistence implements Persistence {
   readonly log = new InMemoryEventLog();
   readonly epoch = randomUUID();
   private readonly done = Promise.resolve();
+  // The chain is computed on demand (a freeze asks for it), from where the last answer stopped.
+  private hashedSeq = 0;
+  private hash = GENESIS_HASH;
 
   status(): PersistenceStatus {
     return { backend: 'in_memory', mode: 'disabled', queue_depth: 0, in_flight_ops: 0, total_enqueued: this.log.headSeq, total_flushes: 0, last_error: null };
+  }
+
+  headHash(): string {
+    for (const event of this.log.read(this.hashedSeq)) {
+      this.hash = chainHash(this.hash, event);
+      this.hashedSeq = event.seq;
+    }
+    return this.hash;
   }
 
   capacity(): null {

@@ -36,6 +36,8 @@ export interface Persistence {
    * command, in arrival order, which is how a full queue holds new commands back (backpressure).
    */
   capacity(): Promise<void> | null;
+  /** The log's chain hash at its head, H(previous ‖ canonical event) as replay verifies it; the genesis hash when empty. */
+  headHash(): string;
   /** Resolves once the event with this seq is durable (at once for in memory). */
   durable(seq: number): Promise<void>;
   /** Folds the stored state into a fresh exchange at startup. */

@@ -9,6 +9,9 @@ import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';
 import { ACCOUNT_RESYNC_FRAME, adminMessageFrame, deltaFrame, l3ResyncFrame, privateEventFrame, tradeFrame, tradesResyncFrame } from './frames.ts';
 
+/** The close code of a session whose credentials were revoked (4001: an application code). */
+export const REVOKED_CLOSE_CODE = 4001;
+
 export class ConnectionRegistry {
   readonly all = new Set<Connection>();
   private readonly byMarket = new Map<string, Set<Connection>>();
@@ -149,6 +152,20 @@ export class ConnectionRegistry {
     if (this.all.size === 0) return;
     const frame = adminMessageFrame(message);
     for (const connection of this.all) connection.send(frame);
+  }
+
+  /**
+   * Closes every session authenticated as the trader (its key was rotated, or it was disabled), with
+   * close code 4001 and the reason. The identity is dropped first, so nothing still queued from it runs
+   * as the trader, and the close is not a disconnect that cancel_on_disconnect acts on.
+   */
+  revoke(traderId: string, reason: string): void {
+    const connections = this.byTrader.get(traderId);
+    if (connections === undefined) return;
+    for (const connection of [...connections]) {
+      this.setTrader(connection, null);
+      connection.ws.close(REVOKED_CLOSE_CODE, reason);
+    }
   }
 
   onAccountResync(): void {

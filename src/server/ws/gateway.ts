@@ -88,6 +88,9 @@ export class WsGateway {
       case 'account_resync':
         this.registry.onAccountResync();
         break;
+      case 'revoked':
+        this.registry.revoke(p.trader_id, p.reason);
+        break;
       case 'event':
         this.registry.onEvent(p.event);
         break;

@@ -116,11 +116,14 @@ export class MessageHandler implements IncomingHandler {
   }
 
   private authenticate(connection: Connection, message: ClientMessageOf<'authenticate'>): void {
-    const trader = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
+    const found = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
+    // A disabled trader's key is refused like an unknown one, with its own code.
+    const trader = found?.disabled === true ? undefined : found;
     // A failed attempt leaves the connection unauthenticated rather than silently keeping an identity
     // the client just tried to replace.
     this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true);
-    if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
+    if (found?.disabled === true) connection.send(errorFrame('unauthenticated', 'trader is disabled'));
+    else if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
     else connection.send(authenticatedFrame(trader.trader_id, trader.username));
   }
 

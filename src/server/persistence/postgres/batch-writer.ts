@@ -106,6 +106,15 @@ export class BatchWriter {
     this.enqueuedSeq = seq;
   }
 
+  /**
+   * The chain hash of the newest event enqueued: encodes what is queued and not encoded yet (work the
+   * writer would do anyway), so the answer is exact whatever the writer is doing.
+   */
+  headHash(): string {
+    this.encodeAhead(this.queueLength);
+    return this.preparedHash;
+  }
+
   get durableSeq(): number {
     return this.durableSeqValue;
   }

@@ -76,6 +76,10 @@ export class PostgresPersistence implements Persistence {
     return this.writer.capacity();
   }
 
+  headHash(): string {
+    return this.writer.headHash();
+  }
+
   durable(seq: number): Promise<void> {
     return this.writer.durable(seq);
   }
