@@ -3,19 +3,14 @@ import { z } from 'zod';
 import { BULK_PROVISION_MAX, FREEZE_LABEL_MAX, SCHEDULE_MAX_ENTRIES } from '../../commands/decide-operators.ts';
 import { MessageLevel } from '../../commands/schemas.ts';
 
-const Usernames = z
-  .array(z.string().max(1024))
-  .min(1, 'at least one username')
-  .max(BULK_PROVISION_MAX, `at most ${BULK_PROVISION_MAX} usernames per request`);
-
 /**
  * A JSON array of usernames, or {"usernames": [...]}; a CSV upload reaches this schema as the array of
- * its username column (csv.ts).
+ * its username column (csv.ts). The count (1 to BULK_PROVISION_MAX) is checked by the route and by
+ * decide, with their own codes.
  */
 export const BulkUsersBody = z
-  .union([Usernames, z.object({ usernames: Usernames })])
-  .transform((b) => (Array.isArray(b) ? b : b.usernames))
-  .meta({ description: 'A JSON array of usernames or {"usernames": [...]}; or a text/csv upload with a username column' });
+  .preprocess((b) => (b !== null && typeof b === 'object' && !Array.isArray(b) && 'usernames' in b ? (b as { usernames: unknown }).usernames : b), z.array(z.string().max(1024)))
+  .meta({ description: `A JSON array of up to ${BULK_PROVISION_MAX} usernames, or {"usernames": [...]}; or a text/csv upload with a username column` });
 
 export const TraderIdParams = z.object({ trader_id: z.string().max(128).meta({ description: 'the trader id' }) });
 

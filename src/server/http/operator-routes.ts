@@ -2,6 +2,7 @@
 // enabling traders, the schedule, and the official leaderboard. Each change of state is one command.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { BULK_PROVISION_MAX } from '../../commands/decide-operators.ts';
 import { DomainError } from '../../commands/errors.ts';
 import type { ScheduledAction } from '../../events/types.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
@@ -103,6 +104,8 @@ export const operatorRoutes: readonly AnyRoute[] = [
     errors: ['invalid_username', 'username_taken', 'too_many_rows', 'invalid_csv'],
     handle: (call) => {
       const usernames = call.body as string[];
+      if (usernames.length === 0) throw new DomainError('invalid_request', 'no usernames given');
+      if (usernames.length > BULK_PROVISION_MAX) throw new DomainError('too_many_rows', `at most ${BULK_PROVISION_MAX} usernames per request, got ${usernames.length}`);
       // Keys are hashed here: the command, the event and the log only ever hold their SHA-256.
       const keys = usernames.map(() => newApiKey());
       const csv = wantsCsv(call.req);
