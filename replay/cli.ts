@@ -12,6 +12,7 @@ import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { SourceUnavailable } from './log-source.ts';
+import { prove } from './prove.ts';
 import { rebuild } from './rebuild.ts';
 import { Progress } from './progress.ts';
 import { LogFault } from './verify.ts';
@@ -28,6 +29,8 @@ commands
   audit     verify, and re-run matching: every recorded outcome must come out again, exactly
   state     verify and rebuild the state, then print it (JSON by default)
   export    write the log from PostgreSQL as NDJSON with its chain hashes (streamed, constant memory)
+  prove     recompute official standings (POST /api/v1/admin/leaderboard/freeze) from the log up to their
+            seq, with the chain hash there, and say whether they match what was recorded (exit 0 / 1)
 
 source (one of)
   --file PATH          an NDJSON log: an export of this tool, or GET /api/v1/admin/events
@@ -41,6 +44,8 @@ options for state
   --format F           json (default) | csv (needs one --view)
   --state-hash         print only the state hash (equal to the live server's at the same seq)
   --audit              re-run matching while rebuilding
+options for prove
+  --label L            the standings with this label (default: the newest frozen standings)
 options for export
   --out PATH           write there instead of stdout
   --quiet              no progress line on stderr
@@ -61,6 +66,7 @@ interface Options {
   readonly audit: boolean;
   readonly out: string | undefined;
   readonly quiet: boolean;
+  readonly label: string | undefined;
 }
 
 function parse(argv: string[]): Options | 'help' {
@@ -80,11 +86,12 @@ function parse(argv: string[]): Options | 'help' {
       audit: { type: 'boolean' },
       out: { type: 'string' },
       quiet: { type: 'boolean' },
+      label: { type: 'string' },
     },
   });
   if (values.help === true || positionals.length === 0) return 'help';
   const command = positionals[0] as string;
-  if (!['verify', 'audit', 'state', 'export'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  if (!['verify', 'audit', 'state', 'export', 'prove'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
   if ((values.file === undefined) === (database === undefined)) throw new UsageError('give exactly one source: --file PATH, --database URL or --pg');
@@ -117,6 +124,7 @@ function parse(argv: string[]): Options | 'help' {
     audit: command === 'audit' || values.audit === true,
     out: values.out,
     quiet: values.quiet === true,
+    label: values.label,
   };
 }
 
@@ -157,6 +165,22 @@ async function exportLog(o: Options): Promise<void> {
   }
 }
 
+async function proveStandings(o: Options): Promise<number> {
+  const proof = await prove(o);
+  const which = o.label === undefined ? 'frozen standings' : `frozen standings labelled ${JSON.stringify(o.label)}`;
+  if (proof === null) {
+    process.stderr.write(`replay: not proved: the log holds no ${which}\n`);
+    return EXIT.fault;
+  }
+  const what = `${JSON.stringify(proof.label)} (frozen at seq ${proof.seq}, standings as of seq ${proof.asOfSeq}, ${proof.rows} rows)`;
+  if (proof.problems.length > 0) {
+    process.stderr.write(`replay: NOT PROVED: ${what}\n${proof.problems.map((p) => `  - ${p}\n`).join('')}`);
+    return EXIT.fault;
+  }
+  process.stdout.write(`proved: ${what}: every row recomputed from the log matches; head hash ${proof.logHash} matches the chain at seq ${proof.asOfSeq}\n`);
+  return EXIT.ok;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let o: Options | 'help';
   try {
@@ -174,6 +198,7 @@ export async function main(argv: string[]): Promise<number> {
       await exportLog(o);
       return EXIT.ok;
     }
+    if (o.command === 'prove') return await proveStandings(o);
     const { exchange, verifier } = await rebuild(o);
     const state = exchange.state;
     if (o.command === 'verify' || o.command === 'audit') {

@@ -56,6 +56,15 @@ describe('HTTP authentication', () => {
         'POST /api/v1/admin/markets/{market_id}/settle',
         'DELETE /api/v1/admin/markets/{market_id}',
         'GET /api/v1/admin/events',
+        // issue 12: running a competition
+        'POST /api/v1/admin/users/bulk',
+        'GET /api/v1/admin/users',
+        'POST /api/v1/admin/users/{trader_id}/rotate-key',
+        'POST /api/v1/admin/users/{trader_id}/disable',
+        'POST /api/v1/admin/users/{trader_id}/enable',
+        'PUT /api/v1/admin/schedule',
+        'GET /api/v1/admin/schedule',
+        'POST /api/v1/admin/leaderboard/freeze',
       ].sort(),
     );
     expect(ROUTES.filter((r) => r.path.startsWith('/api/v1/admin')).every((r) => r.access === 'admin')).to.equal(true);

@@ -37,8 +37,9 @@ export type ScheduleEntryBody = z.infer<typeof ScheduleEntryBody>;
 
 export const ScheduleBody = z.object({ entries: z.array(ScheduleEntryBody).max(SCHEDULE_MAX_ENTRIES) });
 
+// Strict: a freeze acts on an empty body, so a body meant for another route must not freeze by mistake.
 export const FreezeBody = z
-  .object({ label: z.string().max(FREEZE_LABEL_MAX * 4).optional().meta({ description: 'e.g. "round 1"; unique; default "seq N"' }) })
+  .strictObject({ label: z.string().max(FREEZE_LABEL_MAX * 4).optional().meta({ description: 'e.g. "round 1"; unique; default "seq N"' }) })
   .optional()
   .transform((b) => b ?? {});
 
