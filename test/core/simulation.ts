@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
-import type { ExchangeEvent, OrderType, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
+import type { ExchangeEvent, OrderType, ScheduledAction, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
 import { at } from './dsl.ts';
 
 export const MARKETS = ['AAA-USD', 'BBB-USD', 'CCC-USD'];
@@ -33,7 +33,12 @@ export type Action =
   | { kind: 'settle'; market: number; price: number }
   | { kind: 'toggle'; market: number; enabled: boolean }
   | { kind: 'trading'; enabled: boolean }
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  // Operator commands of issue 12.
+  | { kind: 'disable'; trader: number; enabled: boolean }
+  | { kind: 'rotate'; trader: number }
+  | { kind: 'freeze'; label: number }
+  | { kind: 'schedule'; entries: { after: number; action: number; market: number }[] };
 
 export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   {
@@ -58,7 +63,25 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('toggle' as const), market: fc.nat(MARKETS.length - 1), enabled: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('trading' as const), enabled: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reset' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('disable' as const), trader: fc.nat(TRADERS.length - 1), enabled: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rotate' as const), trader: fc.nat(TRADERS.length - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('freeze' as const), label: fc.nat(5) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('schedule' as const),
+      entries: fc.array(fc.record({ after: fc.integer({ min: 1, max: 30 }), action: fc.nat(4), market: fc.nat(MARKETS.length - 1) }), { maxLength: 4 }),
+    }),
+  },
 );
+
+const SCHEDULED: readonly ((market: string) => ScheduledAction)[] = [
+  () => ({ action: 'start_trading' }),
+  () => ({ action: 'stop_trading' }),
+  (market) => ({ action: 'enable_market', market_id: market }),
+  (market) => ({ action: 'disable_market', market_id: market }),
+  (market) => ({ action: 'post_message', level: 'info', body: `about ${market}`, title: null, market, target_username: null }),
+];
 
 function uuid(n: number): string {
   return `aaaaaaaa-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -109,8 +132,18 @@ export class Simulation {
     expect(status === 'filled').to.equal(filled === order.quantity);
   }
 
+  /** Runs what the schedule has due by the next command's time, as the server's timer would. */
+  private runDue(): void {
+    for (;;) {
+      const next = this.exchange.state.schedule.pendingList()[0];
+      if (next === undefined || next.at > at(this.clock + 1)) return;
+      this.run({ type: 'RunScheduledAction', entry_id: next.entry_id, message_id: uuid(++this.ids) });
+    }
+  }
+
   step(a: Action): void {
     const state = this.exchange.state;
+    this.runDue();
     switch (a.kind) {
       case 'submit': {
         const trader = TRADERS[a.trader] as string;
@@ -162,6 +195,23 @@ export class Simulation {
         break;
       case 'reset':
         this.run({ type: 'ResetTrading' });
+        break;
+      case 'disable': {
+        const trader = TRADERS[a.trader] as string;
+        this.run(a.enabled ? { type: 'EnableTrader', trader_id: trader } : { type: 'DisableTrader', trader_id: trader });
+        break;
+      }
+      case 'rotate':
+        this.run({ type: 'RotateApiKey', trader_id: TRADERS[a.trader] as string, api_key_hash: `k${++this.ids}` });
+        break;
+      case 'freeze':
+        this.run({ type: 'FreezeLeaderboard', label: `round ${a.label}`, as_of_seq: state.seq, head_hash: '0'.repeat(64) });
+        break;
+      case 'schedule':
+        this.run({
+          type: 'SetSchedule',
+          entries: a.entries.map((e) => ({ entry_id: uuid(++this.ids), at: at(this.clock + 1 + e.after), action: (SCHEDULED[e.action] as (m: string) => ScheduledAction)(MARKETS[e.market] as string) })),
+        });
         break;
     }
   }
