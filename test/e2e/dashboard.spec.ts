@@ -285,6 +285,56 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await page.screenshot({ path: `${ARTIFACTS}operator.png`, fullPage: true });
   });
 
+  it('operator: provisions teams in bulk (keys shown once), rotates and disables a trader, schedules an action, freezes the standings', async () => {
+    // The page beforeEach opened read the previous test's token before localStorage was cleared: start afresh.
+    await page.reload();
+    await signIn(page, server.url, 'operator', ADMIN_TOKEN);
+    await eventually(async () => expect(await page.getByTestId('persistence-mode').textContent()).to.equal('disabled'));
+
+    await page.getByTestId('bulk-names').fill('bulk-ann\nbulk-ben\n\nbulk-cid\n');
+    await page.getByTestId('bulk-submit').click();
+    await eventually(async () => expect(await page.getByTestId('bulk-status').textContent()).to.equal('3 traders provisioned'));
+    const keys = await page.getByTestId('bulk-key').locator('code').allTextContents();
+    expect(keys).to.have.length(3);
+    expect(await api.call<{ username: string }>('GET', '/api/v1/user', { apiKey: keys[1] as string })).to.include({ username: 'bulk-ben' });
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).to.not.contain(keys[0]);
+    // A duplicate refuses the whole list, in the API's words.
+    await page.getByTestId('bulk-names').fill('bulk-dan\nbulk-ann');
+    await page.getByTestId('bulk-submit').click();
+    await eventually(async () => expect(await page.getByTestId('bulk-status').textContent()).to.equal('1 bad row, nothing provisioned: row 2 ("bulk-ann"): username already exists'));
+
+    const ben = page.locator('[data-testid=trader-account][data-trader="bulk-ben"]');
+    await ben.getByTestId('trader-rotate').click();
+    const rotated = (await page.getByTestId('rotated-api-key').textContent()) ?? '';
+    expect(rotated).to.match(/^exch_[0-9a-f]{32}$/).and.not.equal(keys[1]);
+    const old = await api.call('GET', '/api/v1/user', { apiKey: keys[1] as string }).then(() => 'accepted', (err: unknown) => (err instanceof RestError ? err.status : String(err)));
+    expect(old).to.equal(401);
+    await ben.getByTestId('trader-disable').click();
+    await eventually(async () => expect(await ben.getAttribute('data-disabled')).to.equal('true'));
+    await eventually(async () => expect(await page.locator('[data-testid=admin-leaderboard] [data-trader="bulk-ben"] [data-testid=disabled-mark]').count()).to.equal(1));
+    await ben.getByTestId('trader-enable').click();
+    await eventually(async () => expect(await ben.getAttribute('data-disabled')).to.equal('false'));
+
+    // A message two seconds from now: pending, then done with the seq of its event.
+    const at = new Date(Date.now() + 2000);
+    const local = new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await page.getByTestId('schedule-at').fill(local);
+    await page.getByTestId('schedule-action').selectOption('post_message');
+    await page.getByTestId('schedule-body').fill('scheduled hello');
+    await page.getByTestId('schedule-add').click();
+    await eventually(async () => expect(await page.locator('[data-testid=schedule-entry][data-status=pending]').count()).to.equal(1));
+    await eventually(async () => expect(await page.locator('[data-testid=schedule-entry][data-status=ran]').count()).to.equal(1), 10_000);
+
+    await page.getByTestId('freeze-label').fill('e2e round');
+    await page.getByTestId('freeze-submit').click();
+    await eventually(async () => expect(await page.getByTestId('freeze-status').textContent()).to.match(/^standings "e2e round" frozen at seq \d+$/));
+    await eventually(async () => expect(await page.locator('[data-testid=official-standings][data-label="e2e round"]').count()).to.equal(1));
+    const official = await api.call<{ label: string }[]>('GET', '/api/v1/leaderboard/official', {});
+    expect(official.map((o) => o.label)).to.include('e2e round');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: `${ARTIFACTS}operator-competition.png`, fullPage: true });
+  });
+
   it('reconnects and resubscribes when the service restarts, and shows the new book', async () => {
     // A server of its own, restarted on the same port: the page's socket drops and must come back.
     let own = await startTestServer();

@@ -69,3 +69,30 @@ export interface ResetReply {
   readonly cleared_positions: number;
   readonly cleared_fills: number;
 }
+
+/** GET /api/v1/admin/users. */
+export interface TraderAccount {
+  readonly trader_id: string;
+  readonly username: string;
+  readonly created_at: string;
+  readonly disabled: boolean;
+}
+
+/** An entry of GET /api/v1/admin/schedule: the action's fields flat, as PUT takes them. */
+export interface ScheduleEntry {
+  readonly entry_id: string;
+  readonly at: string;
+  readonly action: string;
+  readonly status: 'pending' | 'ran' | 'failed';
+  readonly seq: number | null;
+  readonly ran_at: string | null;
+  readonly error: string | null;
+  readonly [field: string]: unknown;
+}
+
+export interface Schedule {
+  readonly pending: readonly ScheduleEntry[];
+  readonly done: readonly ScheduleEntry[];
+}
+
+export type { OfficialStandingsView as OfficialStandings } from '../../src/projections/official.ts';

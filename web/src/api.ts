@@ -17,6 +17,8 @@ export interface RequestOptions {
   readonly apiKey?: string | null;
   readonly adminToken?: string | null;
   readonly body?: unknown;
+  /** Sent as is with this content type instead of `body` as JSON (a CSV upload). */
+  readonly raw?: { readonly text: string; readonly contentType: string };
 }
 
 function errorText(status: number, text: string): string {
@@ -34,7 +36,10 @@ export async function apiRequest<T>(method: string, path: string, options: Reque
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   if (options.adminToken) headers['authorization'] = `Bearer ${options.adminToken}`;
   let body: string | undefined;
-  if (options.body !== undefined) {
+  if (options.raw !== undefined) {
+    headers['content-type'] = options.raw.contentType;
+    body = options.raw.text;
+  } else if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }

@@ -59,6 +59,18 @@ export class OperatorSession {
     return out;
   }
 
+  /** The same, with a body sent as is (a CSV upload). */
+  async upload<T>(method: string, path: string, text: string, contentType: string): Promise<T> {
+    const out = await apiRequest<T>(method, path, { adminToken: this.token, raw: { text, contentType } });
+    void this.refresh();
+    return out;
+  }
+
+  /** A read with the session's token that does not trigger a refresh (the competition panels' own polling). */
+  read<T>(path: string): Promise<T> {
+    return apiRequest<T>('GET', path, { adminToken: this.token });
+  }
+
   async refresh(): Promise<void> {
     const adminToken = this.token;
     if (adminToken === null) return;

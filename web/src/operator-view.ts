@@ -4,6 +4,7 @@
 import type { Controls, Market, ResetReply, SettleReply, TraderProfile } from './api-types.ts';
 import { fill, frameScheduler, h, integer, text } from './dom.ts';
 import { fmtInt, fmtTime } from './format.ts';
+import { CompetitionPanels } from './competition-panels.ts';
 import type { OperatorSession } from './operator-session.ts';
 import { field, leaderboardTable, messageList, panel, StatusLine, statusBadge, table } from './widgets.ts';
 
@@ -62,6 +63,7 @@ export class OperatorView {
 
   private readonly resetConfirm = h('input', { type: 'text', placeholder: 'type RESET', autocomplete: 'off', 'data-testid': 'reset-confirm' });
   private readonly resetStatus = new StatusLine('reset-status');
+  private readonly competition: CompetitionPanels;
 
   constructor(session: OperatorSession) {
     this.session = session;
@@ -91,7 +93,8 @@ export class OperatorView {
       this.loginStatus.el,
     );
 
-    this.consoleBox = h(
+    this.competition = new CompetitionPanels(session);
+    const grid = h(
       'div',
       { class: 'operator-grid' },
       panel('Exchange', { 'data-testid': 'controls' }, this.controlsBox, this.controlsStatus.el, h('h3', null, 'Persistence'), this.persistenceBox),
@@ -103,6 +106,7 @@ export class OperatorView {
       this.messagePanel(),
       panel('Leaderboard (all traders)', { class: 'span-all', 'data-testid': 'admin-leaderboard' }, this.leaderboardBox),
     );
+    this.consoleBox = h('div', null, grid, h('h2', null, 'Running the competition'), this.competition.el);
     this.el = h('div', null, this.loginBox, this.consoleBox);
     session.onChange(this.schedule);
   }
@@ -331,6 +335,8 @@ export class OperatorView {
       this.session.error === null ? null : h('p', { class: 'status-line err' }, this.session.error),
     );
     this.renderMarkets(state.markets);
+    // The competition panels read their own lists; a change of state is when they may have changed.
+    void this.competition.refresh();
     fill(this.messagesBox, messageList(state.recent_messages.slice(0, 10)));
     fill(this.leaderboardBox, leaderboardTable(this.session.leaderboard, null));
   }

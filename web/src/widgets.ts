@@ -26,7 +26,7 @@ export function leaderboardTable(rows: readonly LeaderboardRow[], highlight: str
         'tr',
         { class: r.trader_id === highlight ? 'me' : null, 'data-trader': r.username },
         h('td', null, r.rank),
-        h('td', null, r.username),
+        h('td', null, r.username, r.disabled === true ? h('span', { class: 'muted', 'data-testid': 'disabled-mark' }, ' (disabled)') : null),
         h('td', { class: `num ${signClass(r.net_pnl)}` }, fmtSigned(r.net_pnl)),
         h('td', { class: `num ${signClass(r.realized_pnl)}` }, fmtMoney(r.realized_pnl)),
         h('td', { class: `num ${signClass(r.unrealized_pnl)}` }, fmtMoney(r.unrealized_pnl)),
