@@ -80,6 +80,8 @@ export const ERRORS = {
   not_found: { status: 404, message: 'no such route' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
   service_unavailable: { status: 503, message: 'service is shutting down' },
+  // Cluster mode (src/server/replication/): a follower or standby, or a leader that lost its database session.
+  not_leader: { status: 503, message: 'this node is not the leader: send commands to the leader' },
   internal: { status: 500, message: 'internal error' },
 
   // WebSocket protocol errors (sent as {type:"error"}).

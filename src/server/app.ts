@@ -11,6 +11,7 @@ import type { ServerContext } from './context.ts';
 import { createHttpApp } from './http/app.ts';
 import { withDashboard } from './http-static.ts';
 import { createLogger, type Logger } from './logger.ts';
+import type { ClusterNode } from './replication/cluster-node.ts';
 import { InMemoryPersistence } from './persistence/in-memory.ts';
 import type { Persistence } from './persistence/persistence.ts';
 import { ScheduleRunner } from './operations/schedule-runner.ts';
@@ -29,25 +30,53 @@ export interface RunningServer {
 
 async function openPersistence(config: Config, logger: Logger): Promise<Persistence> {
   if (config.storageBackend === 'in_memory') return new InMemoryPersistence();
+  if (config.role !== 'leader') {
+    // A follower or standby reads the log and never writes it (no lock, no migration).
+    const { openReplicaPersistence } = await import('./replication/cluster-node.ts');
+    return openReplicaPersistence(config, logger);
+  }
   const { openPostgresPersistence } = await import('./persistence/postgres/postgres-persistence.ts');
   return openPostgresPersistence(config, logger);
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * Cluster mode: the node can no longer serve a state it can vouch for (a follower's log broke, a
+   * leader lost the writer lock to another node). main.ts ends the process; by default the server
+   * closes.
+   */
+  readonly onFatal?: (err: Error) => void;
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   if (config.adminToken === DEFAULT_ADMIN_TOKEN) {
     logger.warn('ADMIN_API_TOKEN is the well-known default; set a strong secret before anyone else can reach this service');
   }
   const persistence = await openPersistence(config, logger);
   const exchange = new Exchange({ log: persistence.log, deltaRing: Math.max(config.wsBroadcastBuffer, 1024) });
   const startedRecovery = performance.now();
-  await persistence.recover(exchange);
+  try {
+    await persistence.recover(exchange);
+  } catch (err) {
+    await persistence.close().catch(() => {});
+    throw err;
+  }
   const clock = new AdmissionClock();
   if (exchange.state.time !== '') clock.advanceTo(exchange.state.time);
   logger.info({ seq: exchange.seq, ms: Math.round(performance.now() - startedRecovery), backend: persistence.backend }, 'state recovered');
 
-  const service = new ExchangeService(exchange, persistence, clock, { durableAcks: config.storageBackend === 'postgres' && config.postgresDurableAcks });
+  let cluster: ClusterNode | null = null;
+  let fatal = (err: Error): void => {
+    logger.fatal({ err: err.message }, 'stopping');
+  };
+  if (config.clustered) {
+    const { ClusterNode } = await import('./replication/cluster-node.ts');
+    cluster = new ClusterNode({ config, logger, exchange, persistence, clock, onFatal: (err) => fatal(err) });
+  }
+  const durableAcks = config.storageBackend === 'postgres' && config.postgresDurableAcks;
+  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks } : { durableAcks, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
-  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets };
+  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, ...(cluster === null ? {} : { cluster }) };
   const app = createHttpApp(context);
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;
@@ -86,6 +115,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     closing ??= (async () => {
       schedule.stop();
       service.close();
+      await cluster?.close();
       await gateway.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -96,6 +126,13 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     })();
     return closing;
   };
+
+  fatal = (err: Error): void => {
+    logger.fatal({ err: err.message, seq: exchange.seq }, 'cluster: this node cannot go on serving; stopping');
+    if (options.onFatal !== undefined) options.onFatal(err);
+    else void close();
+  };
+  cluster?.start(service);
 
   return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, close };
 }

@@ -6,6 +6,8 @@ export const DEFAULT_ADMIN_TOKEN = 'admin-token-change-me';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export type StorageBackend = 'in_memory' | 'postgres';
+/** Cluster role (src/server/replication/): who writes the log and who follows it. */
+export type Role = 'leader' | 'follower' | 'standby';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
 export interface Config {
@@ -25,6 +27,20 @@ export interface Config {
   /** A snapshot is written every this many events (0 disables snapshots). */
   readonly snapshotEveryEvents: number;
   readonly logLevel: LogLevel;
+  /** ROLE: leader (default) writes the log; a follower folds it; a standby folds it and waits for the writer lock. */
+  readonly role: Role;
+  /**
+   * ROLE was set: the process is a member of a cluster. A cluster leader stops admitting commands the
+   * moment it loses its database session (it can no longer know it holds the writer lock); a process
+   * without ROLE keeps today's write-behind behaviour through an outage.
+   */
+  readonly clustered: boolean;
+  /** LEADER_URL: the leader's public URL, named in not_leader refusals (null: not configured). */
+  readonly leaderUrl: string | null;
+  /** FOLLOWER_POLL_INTERVAL_MS: a follower also checks the log this often, in case a notification was missed. */
+  readonly followerPollIntervalMs: number;
+  /** STANDBY_LOCK_POLL_MS: how often a standby tries to take the writer lock. */
+  readonly standbyLockPollMs: number;
   /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
   readonly limits: Limits;
   /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
@@ -195,5 +211,35 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevelFrom(env),
     limits: loadLimits(env),
     bulkProvisionBodyLimitBytes: integer(env, 'BULK_PROVISION_BODY_LIMIT_BYTES', 4 * 1024 * 1024, 64 * 1024),
+    ...clusterSettings(env, backend),
+  };
+}
+
+const ROLES: readonly Role[] = ['leader', 'follower', 'standby'];
+
+function clusterSettings(env: Env, backend: StorageBackend): Pick<Config, 'role' | 'clustered' | 'leaderUrl' | 'followerPollIntervalMs' | 'standbyLockPollMs'> {
+  const rawRole = env['ROLE'];
+  const clustered = rawRole !== undefined && rawRole.trim() !== '';
+  const role = clustered ? (rawRole as string).trim().toLowerCase() : 'leader';
+  if (!ROLES.includes(role as Role)) throw new ConfigError(`ROLE=${JSON.stringify(rawRole)} must be one of ${ROLES.join(', ')}`);
+  if (role !== 'leader' && backend !== 'postgres') throw new ConfigError(`ROLE=${role} follows a PostgreSQL log: it needs STORAGE_BACKEND=postgres`);
+  const rawLeader = env['LEADER_URL']?.trim();
+  let leaderUrl: string | null = null;
+  if (rawLeader !== undefined && rawLeader !== '') {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(rawLeader);
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new ConfigError(`LEADER_URL=${JSON.stringify(rawLeader)} is not an http(s) URL`);
+    leaderUrl = rawLeader.replace(/\/+$/, '');
+  }
+  return {
+    role: role as Role,
+    clustered,
+    leaderUrl,
+    followerPollIntervalMs: integer(env, 'FOLLOWER_POLL_INTERVAL_MS', 1000, 10, 3_600_000),
+    standbyLockPollMs: integer(env, 'STANDBY_LOCK_POLL_MS', 100, 10, 60_000),
   };
 }

@@ -2,6 +2,7 @@ import type { TraderBudgets } from './admission/token-bucket.ts';
 import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import type { ClusterNode } from './replication/cluster-node.ts';
 import type { ExchangeService } from './service.ts';
 
 /** What the HTTP routes and the WebSocket gateway share. */
@@ -14,4 +15,6 @@ export interface ServerContext {
   readonly epoch: string;
   /** Every trader's request budget, shared by REST and WebSocket (src/server/admission/). */
   readonly budgets: TraderBudgets;
+  /** Cluster mode (ROLE set): this node's role, lag and admission. */
+  readonly cluster?: ClusterNode;
 }

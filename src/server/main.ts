@@ -17,7 +17,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   let server;
   try {
-    server = await startServer(config, logger);
+    server = await startServer(config, logger, {
+      // Cluster mode: a node that can no longer vouch for its state ends, so a supervisor restarts it
+      // (as a follower or standby) on the log as it is.
+      onFatal: (err) => {
+        process.stderr.write(`exchange: ${err.message}\n`);
+        setTimeout(() => process.exit(1), 50);
+      },
+    });
   } catch (err) {
     logger.fatal({ err }, 'exchange failed to start');
     process.stderr.write(`exchange: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);

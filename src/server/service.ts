@@ -7,6 +7,7 @@ import { DomainError } from '../commands/errors.ts';
 import type { Exchange } from '../commands/exchange.ts';
 import type { Command } from '../commands/types.ts';
 import type { ExchangeEvent } from '../events/types.ts';
+import type { RecordedEvent } from '../events/upcasters/upcast.ts';
 import type { L3Delta } from '../projections/market-data.ts';
 import { MessagesProjection } from '../projections/messages.ts';
 import type { PrivateEvent } from '../projections/private-feed.ts';
@@ -26,6 +27,16 @@ export type Publication =
 export interface ServiceOptions {
   /** Replies wait until the command's event is durable. */
   readonly durableAcks: boolean;
+  /**
+   * Cluster mode: asked before each command; a refusal (a follower, a standby, a fenced leader) is
+   * thrown instead of admitting. Absent: always admitting.
+   */
+  readonly admission?: AdmissionGate;
+}
+
+export interface AdmissionGate {
+  /** null while this node admits commands, else the error to answer with. */
+  refusal(): DomainError | null;
 }
 
 export class ExchangeService {
@@ -35,6 +46,7 @@ export class ExchangeService {
   readonly publications$ = new Subject<Publication>();
   private readonly clock: AdmissionClock;
   private readonly durableAcks: boolean;
+  private readonly admission: AdmissionGate | null;
   private outbox: Publication[] | null = null;
   // Commands wait here, in arrival order, while the writer's queue is full.
   private gate: Promise<void> = Promise.resolve();
@@ -46,6 +58,7 @@ export class ExchangeService {
     this.persistence = persistence;
     this.clock = clock;
     this.durableAcks = options.durableAcks;
+    this.admission = options.admission ?? null;
     const state = exchange.state;
     state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
     state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
@@ -82,6 +95,27 @@ export class ExchangeService {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Why this node does not admit commands right now (cluster mode), or null. */
+  refusal(): DomainError | null {
+    return this.admission === null ? null : this.admission.refusal();
+  }
+
+  /**
+   * A follower's fold of one event the leader committed: applied by the same projections, and what it
+   * changes is published exactly as an admitted command's would be (book deltas with the leader's
+   * sequences, private events, operator messages).
+   */
+  applyReplicated(event: RecordedEvent): void {
+    const outbox: Publication[] = [];
+    this.outbox = outbox;
+    try {
+      this.exchange.fold(event);
+    } finally {
+      this.outbox = null;
+    }
+    for (const p of outbox) this.publications$.next(p);
   }
 
   /**
@@ -121,6 +155,8 @@ export class ExchangeService {
   // tick, so commands are admitted exactly in the order they arrived.
   private async admit<V>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
     if (this.closed) throw new DomainError('service_unavailable');
+    const refused = this.admission?.refusal() ?? null;
+    if (refused !== null) throw refused;
     const outbox: Publication[] = [];
     this.outbox = outbox;
     let event: ExchangeEvent;

@@ -74,8 +74,14 @@ export function createHttpApp(context: ServerContext): HttpApp {
   const handlerOf = (route: AnyRoute): RouteHandler => {
     // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
     const readsBody = route.method === 'post' || route.method === 'put' || route.method === 'patch' || route.method === 'delete';
+    // Cluster mode: every route that changes state is the leader's alone (refused before anything else).
+    const commands = route.method !== 'get';
     return async (req, res, rawParams, rawQuery) => {
       try {
+        if (commands) {
+          const refused = context.service.refusal();
+          if (refused !== null) throw refused;
+        }
         let trader = null;
         let apiKey = null;
         if (route.access === 'trader') {

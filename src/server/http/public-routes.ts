@@ -11,17 +11,24 @@ export const publicRoutes: readonly AnyRoute[] = [
     access: 'public',
     tag: 'Public',
     summary: 'Liveness and persistence health',
-    description: 'status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then.',
+    description:
+      'status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then. ' +
+      'role and admitting say whether this node takes commands (cluster mode, docs/cluster.md); replication (present when ROLE is set) gives the seq this node holds, the newest seq it knows the log holds, and its lag.',
     success: { status: 200, description: 'the health report', schema: HealthSchema },
     errors: [],
     handle: (call) => {
       const p = call.context.service.persistence.status();
       const degraded = p.mode === 'retrying' || p.mode === 'backpressured' || p.mode === 'stopped';
+      const cluster = call.context.cluster?.health();
       return {
         status: degraded ? 'degraded' : 'ok',
         service: 'exchange',
         now: nowRfc3339(),
         persistence: { backend: p.backend, mode: p.mode, queue_depth: p.queue_depth, last_error: p.last_error },
+        role: cluster?.role ?? 'leader',
+        // What a load balancer routes commands by: the leader, holding its database session.
+        admitting: call.context.service.refusal() === null && !call.context.service.isClosed,
+        ...(cluster === undefined ? {} : { replication: { seq: cluster.seq, head_seq: cluster.head_seq, lag_events: cluster.lag_events, lag_ms: cluster.lag_ms, ...(cluster.fenced === undefined ? {} : { fenced: cluster.fenced }) } }),
       };
     },
   }),

@@ -162,6 +162,18 @@ export const HealthSchema = z.object({
   service: z.literal('exchange'),
   now: Timestamp,
   persistence: HealthPersistenceSchema,
+  role: z.enum(['leader', 'follower', 'standby']).meta({ description: 'this node\'s cluster role (ROLE; leader when unset)' }),
+  admitting: z.boolean().meta({ description: 'true when this node admits commands (a leader holding its database session)' }),
+  replication: z
+    .object({
+      seq: z.number().int().min(0).meta({ description: 'the newest seq this node holds' }),
+      head_seq: z.number().int().min(0).meta({ description: 'the newest seq this node knows the log holds' }),
+      lag_events: z.number().int().min(0),
+      lag_ms: z.number().int().min(0).meta({ description: 'how long this node has known of an event it has not folded yet (0 when caught up)' }),
+      fenced: z.string().optional().meta({ description: 'a leader that stopped admitting says why' }),
+    })
+    .optional()
+    .meta({ description: 'present in cluster mode (ROLE set)' }),
 }).meta({ id: 'Health' });
 
 export const SubmitOrderResponse = z.object({

@@ -2,6 +2,7 @@
 // express's res.json would also hash the body for an ETag on every reply, which the order path can't afford.
 import type { ServerResponse } from 'node:http';
 import { DomainError } from '../../commands/errors.ts';
+import { NotLeaderError } from '../replication/not-leader.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -22,5 +23,11 @@ export function sendError(res: ServerResponse, error: DomainError): void {
   res.statusCode = error.status;
   res.setHeader('x-error-code', error.code);
   res.setHeader('content-type', JSON_TYPE);
+  if (error instanceof NotLeaderError) {
+    // Cluster mode: the refusal names where the command should go instead.
+    if (error.leader !== null) res.setHeader('x-leader', error.leader);
+    res.end(JSON.stringify({ error: error.message, leader: error.leader }));
+    return;
+  }
   res.end(JSON.stringify({ error: error.message }));
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../../logger.ts';
 import type { PersistenceMode } from '../persistence.ts';
 import { errorText, sqlState } from './connection.ts';
 import { encodeEvent, EVENT_COLUMNS, type EncodedEvent } from './copy-text.ts';
+import { beginWithNotify } from './log-channel.ts';
 import { LatencyWindow, type LatencyFigures } from './latency-window.ts';
 import { SeqWaiters } from './seq-waiters.ts';
 import type { WriterSession } from './writer-session.ts';
@@ -117,6 +118,28 @@ export class BatchWriter {
 
   get durableSeq(): number {
     return this.durableSeqValue;
+  }
+
+  /** The chain hash of the last committed event. */
+  get durableChainHash(): string {
+    return this.durableHash;
+  }
+
+  /**
+   * The chain hash this writer computed for seq, when it is the last committed event or one of the batch
+   * on its way (whose commit may have happened with its reply lost); null otherwise.
+   */
+  hashOf(seq: number): string | null {
+    if (seq === this.durableSeqValue) return this.durableHash;
+    const batch = this.batch;
+    if (batch === null || batch.events.length === 0) return null;
+    const i = seq - (batch.events[0] as ExchangeEvent).seq;
+    return i >= 0 && i < batch.hashes.length ? (batch.hashes[i] as string) : null;
+  }
+
+  /** The writer gave up (see stop); nothing more is written. */
+  get stopped(): boolean {
+    return this.stoppedReason !== null;
   }
 
   private get queueLength(): number {
@@ -410,7 +433,8 @@ export class BatchWriter {
       if (batch.done === batch.events.length) return;
     }
     const payload = batch.done === 0 ? batch.rows.join('') : batch.rows.slice(batch.done).join('');
-    await client.query('begin');
+    // The notification goes out with the commit, never before it: a follower told of seq N finds it.
+    await client.query(beginWithNotify((batch.events[batch.events.length - 1] as ExchangeEvent).seq));
     const copy = client.query(copyFrom(`copy events (${EVENT_COLUMNS}) from stdin`));
     copy.end(payload);
     this.encodeAhead(this.options.batchSize);

@@ -34,7 +34,8 @@ export class PostgresPersistence implements Persistence {
   readonly log: PostgresEventLog;
   readonly writer: BatchWriter;
   readonly snapshotter: Snapshotter;
-  private readonly session: WriterSession;
+  /** The session that holds the writer lock (cluster mode watches it: see src/server/replication/). */
+  readonly session: WriterSession;
   private readonly pool: pg.Pool;
   private readonly logger: Logger;
   private readonly ignoreSnapshots: boolean;
@@ -88,6 +89,15 @@ export class PostgresPersistence implements Persistence {
     if (this.recovered !== null) throw new Error('persistence: recover runs once, at startup');
     if (exchange.seq !== 0) throw new Error('persistence: recover needs a fresh exchange');
     const head = await recoverExchange(this.pool, exchange, this.logger, { useSnapshots: !this.ignoreSnapshots });
+    this.adopt(exchange, head);
+  }
+
+  /**
+   * Continues writing after a head this exchange already holds: a standby that folded the log while it
+   * followed it, promoted once it took the writer lock.
+   */
+  adopt(exchange: Exchange, head: RecoveredHead): void {
+    if (this.recovered !== null) throw new Error('persistence: the head is set once');
     this.writer.resume(head.seq, head.hash);
     this.log.resume(head.seq);
     this.snapshotter.attach(exchange.state, head.snapshotSeq);
@@ -139,7 +149,11 @@ export class PostgresPersistence implements Persistence {
  * database cannot be reached or another instance holds the log.
  */
 export async function openPostgresPersistence(config: Config, logger: Logger, options: PostgresPersistenceOptions = {}): Promise<PostgresPersistence> {
-  const session = new WriterSession(config.databaseUrl);
+  return openOnSession(new WriterSession(config.databaseUrl), config, logger, options);
+}
+
+/** As openPostgresPersistence, on a session given (a promoted standby's, which already holds the lock). */
+export async function openOnSession(session: WriterSession, config: Config, logger: Logger, options: PostgresPersistenceOptions = {}): Promise<PostgresPersistence> {
   let epoch: string;
   try {
     const client = await session.get();

@@ -9,9 +9,17 @@ export class WriterSession {
   private readonly url: string;
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
+  /** Cluster mode: told each time the locked connection is lost (the lock may be someone else's now). */
+  onLost: (() => void) | null = null;
 
   constructor(url: string) {
     this.url = url;
+  }
+
+  /** A standby's promotion: a connection that already holds the lock becomes this session's. */
+  adopt(client: pg.Client): void {
+    if (this.client !== null || this.connecting !== null) throw new Error('writer session: adopt on a session in use');
+    this.install(client);
   }
 
   /** The locked connection, connecting (and locking) first if there is none. */
@@ -29,14 +37,20 @@ export class WriterSession {
       await client.end().catch(() => {});
       throw err;
     }
+    this.install(client);
+    return client;
+  }
+
+  private install(client: pg.Client): void {
     // A broken connection is dropped at once; the lock went with it on the server's side.
     const drop = () => {
-      if (this.client === client) this.client = null;
+      if (this.client !== client) return;
+      this.client = null;
+      this.onLost?.();
     };
     client.on('error', drop);
     client.on('end', drop);
     this.client = client;
-    return client;
   }
 
   /**
@@ -49,10 +63,12 @@ export class WriterSession {
     if (client === null) return;
     client.connection.stream.destroy();
     client.end().catch(() => {});
+    this.onLost?.();
   }
 
   /** Ends the session, which releases the lock. */
   async close(): Promise<void> {
+    this.onLost = null;
     await this.connecting?.catch(() => {});
     const client = this.client;
     this.client = null;
