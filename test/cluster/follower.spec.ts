@@ -160,9 +160,9 @@ describe('cluster: followers', function () {
       proxy.restore();
       await reachSeq(follower.url, head, 20_000);
       expect(await stateHash(follower.url)).to.deep.equal(await stateHash(leader.url));
-      const h = await health(follower.url);
-      expect(h.status).to.equal('ok');
-      expect(h.replication).to.deep.include({ seq: head, lag_events: 0 });
+      // Reading caught up; listening again may take its reconnection backoff.
+      await until('the follower to listen again', async () => (await health(follower.url)).status === 'ok', 10_000);
+      expect((await health(follower.url)).replication).to.deep.include({ seq: head, lag_events: 0 });
     } finally {
       await proxy.close();
     }

@@ -11,6 +11,10 @@ export async function* streamStoredEvents(pool: pg.Pool, afterSeq: number, toSeq
   const upper = toSeq === undefined ? '' : ` and seq <= ${toSeq}`;
   const sql = `copy (select seq, hash, canonical from events where seq > ${afterSeq}${upper} order by seq) to stdout`;
   const client = await pool.connect();
+  // A checked-out client has no 'error' listener of the pool's: a connection reset while streaming would
+  // otherwise end the process. The reset still fails the COPY stream, which is what the caller sees.
+  const ignore = (): void => {};
+  client.on('error', ignore);
   let complete = false;
   const stream = client.query(copyTo(sql));
   const decoder = new TextDecoder('utf-8');
@@ -33,8 +37,11 @@ export async function* streamStoredEvents(pool: pg.Pool, afterSeq: number, toSeq
   } finally {
     // A consumer that stopped early (or an error) leaves the COPY unfinished on this connection: it
     // must not go back to the pool, so it is destroyed instead.
-    if (complete) client.release();
-    else {
+    if (complete) {
+      client.off('error', ignore);
+      client.release();
+    } else {
+      // Destroyed, not returned: its listener stays, for whatever the dying connection still reports.
       stream.destroy();
       client.release(true);
     }
