@@ -13,7 +13,7 @@ export const publicRoutes: readonly AnyRoute[] = [
     summary: 'Liveness and persistence health',
     description:
       'status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then. ' +
-      'role and admitting say whether this node takes commands (cluster mode, docs/cluster.md); replication (present when ROLE is set) gives the seq this node holds, the newest seq it knows the log holds, and its lag.',
+      'With ROLE set (cluster mode, docs/cluster.md): role and admitting say whether this node takes commands; replication gives the seq this node holds, the newest seq it knows the log holds, and its lag.',
     success: { status: 200, description: 'the health report', schema: HealthSchema },
     errors: [],
     handle: (call) => {
@@ -25,10 +25,15 @@ export const publicRoutes: readonly AnyRoute[] = [
         service: 'exchange',
         now: nowRfc3339(),
         persistence: { backend: p.backend, mode: p.mode, queue_depth: p.queue_depth, last_error: p.last_error },
-        role: cluster?.role ?? 'leader',
-        // What a load balancer routes commands by: the leader, holding its database session.
-        admitting: call.context.service.refusal() === null && !call.context.service.isClosed,
-        ...(cluster === undefined ? {} : { replication: { seq: cluster.seq, head_seq: cluster.head_seq, lag_events: cluster.lag_events, lag_ms: cluster.lag_ms, ...(cluster.fenced === undefined ? {} : { fenced: cluster.fenced }) } }),
+        // Cluster mode only (a process without ROLE answers exactly as before): what a load balancer
+        // routes by. admitting: this node takes commands (a leader holding its database session).
+        ...(cluster === undefined
+          ? {}
+          : {
+              role: cluster.role,
+              admitting: call.context.service.refusal() === null && !call.context.service.isClosed,
+              replication: { seq: cluster.seq, head_seq: cluster.head_seq, lag_events: cluster.lag_events, lag_ms: cluster.lag_ms, ...(cluster.fenced === undefined ? {} : { fenced: cluster.fenced }) },
+            }),
       };
     },
   }),

@@ -162,8 +162,8 @@ export const HealthSchema = z.object({
   service: z.literal('exchange'),
   now: Timestamp,
   persistence: HealthPersistenceSchema,
-  role: z.enum(['leader', 'follower', 'standby']).meta({ description: 'this node\'s cluster role (ROLE; leader when unset)' }),
-  admitting: z.boolean().meta({ description: 'true when this node admits commands (a leader holding its database session)' }),
+  role: z.enum(['leader', 'follower', 'standby']).optional().meta({ description: 'cluster mode (ROLE set): this node\'s role' }),
+  admitting: z.boolean().optional().meta({ description: 'cluster mode (ROLE set): true when this node admits commands (a leader holding its database session)' }),
   replication: z
     .object({
       seq: z.number().int().min(0).meta({ description: 'the newest seq this node holds' }),
