@@ -76,6 +76,7 @@ export class ClusterNode {
         onFatal: this.parts.onFatal,
       });
       persistence.figures = () => follower.figures();
+      persistence.foldedHash = () => follower.hash;
       follower.start();
       this.follower = follower;
       if (config.role === 'standby') this.standbyLoop = this.waitForLock(persistence, follower);

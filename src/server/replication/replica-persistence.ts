@@ -4,6 +4,7 @@
 // (status, capacity, durability, exports) is that writer's.
 import pg from 'pg';
 import type { Exchange } from '../../commands/exchange.ts';
+import { GENESIS_HASH } from '../../events/hash.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -61,6 +62,13 @@ export class ReplicaPersistence implements Persistence {
       last_error: f.lastError,
       durable_seq: f.foldedSeq,
     };
+  }
+
+  /** Set by the follower: the chain hash of the last event it folded. */
+  foldedHash: () => string = () => this.recovered?.hash ?? GENESIS_HASH;
+
+  headHash(): string {
+    return this.leader === null ? this.foldedHash() : this.leader.headHash();
   }
 
   capacity(): Promise<void> | null {
