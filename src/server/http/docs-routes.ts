@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DomainError } from '../../commands/errors.ts';
+import { buildAsyncApiDocument } from '../ws/asyncapi-document.ts';
 import { defineRoute, REPLIED, type AnyRoute } from './route.ts';
 import { DOCS_CSP, setPageSecurityHeaders } from './security-headers.ts';
 
@@ -19,6 +20,7 @@ const PAGE = `<!doctype html>
 <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
 </head>
 <body>
+<p style="font-family: sans-serif; margin: 1em 2em">REST: this page (<a href="/api-doc/openapi.json">OpenAPI 3.1 document</a>). WebSocket protocol at /ws: <a href="/api-doc/asyncapi.json">AsyncAPI 3 document</a>.</p>
 <div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/swagger-initializer.js"></script>
@@ -43,12 +45,15 @@ const ASSETS = Object.keys(ASSET_TYPES) as Asset[];
 // A plain string, so an unknown file is a 404 rather than a 400; the enum documents what exists.
 const DocsAssetParams = z.object({ asset: z.string().max(64).meta({ description: 'a Swagger UI file', enum: ASSETS }) });
 
+const HOST = /^[A-Za-z0-9.:[\]-]{1,255}$/;
+
 function isAsset(name: string): name is Asset {
   return Object.hasOwn(ASSET_TYPES, name);
 }
 
 export function docsRoutes(openApiJson: () => string): AnyRoute[] {
   const cache = new Map<Asset, Buffer>();
+  let asyncApi: Record<string, unknown> | undefined;
   const asset = (name: Asset): Buffer => {
     let data = cache.get(name);
     if (data === undefined) {
@@ -69,6 +74,24 @@ export function docsRoutes(openApiJson: () => string): AnyRoute[] {
       handle: (call) => {
         call.res.setHeader('content-type', 'application/json; charset=utf-8');
         call.res.end(openApiJson());
+        return REPLIED;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api-doc/asyncapi.json',
+      access: 'public',
+      tag: 'Docs',
+      summary: 'The AsyncAPI 3 document of the WebSocket protocol',
+      description: 'Generated from the zod schemas the server parses and builds its frames with; its server is named by the request\'s Host.',
+      success: { status: 200, description: 'the AsyncAPI document', contentType: 'application/json' },
+      errors: [],
+      handle: (call) => {
+        const host = call.req.headers.host;
+        const doc = (asyncApi ??= buildAsyncApiDocument());
+        const named = typeof host === 'string' && HOST.test(host) ? { ...doc, servers: { exchange: { ...(doc['servers'] as { exchange: object }).exchange, host } } } : doc;
+        call.res.setHeader('content-type', 'application/json; charset=utf-8');
+        call.res.end(JSON.stringify(named));
         return REPLIED;
       },
     }),

@@ -40,7 +40,7 @@ const CancelOrder = z.object({ op: z.literal('cancel_order'), request_id: Reques
 const AmendOrder = AmendOrderBody.extend({ op: z.literal('amend_order'), request_id: RequestId, ...orderRef }).superRefine(oneRef);
 const CancelAll = z.object({ op: z.literal('cancel_all'), request_id: RequestId, market: Market.nullable().optional() });
 
-const SCHEMAS = {
+export const CLIENT_MESSAGE_SCHEMAS = {
   authenticate: Authenticate,
   subscribe: Subscribe,
   unsubscribe: Unsubscribe,
@@ -51,22 +51,22 @@ const SCHEMAS = {
   cancel_all: CancelAll,
 } as const;
 
-export type ClientOp = keyof typeof SCHEMAS;
-export type ClientMessage = { [K in ClientOp]: z.infer<(typeof SCHEMAS)[K]> }[ClientOp];
-export type ClientMessageOf<K extends ClientOp> = z.infer<(typeof SCHEMAS)[K]>;
+export type ClientOp = keyof typeof CLIENT_MESSAGE_SCHEMAS;
+export type ClientMessage = { [K in ClientOp]: z.infer<(typeof CLIENT_MESSAGE_SCHEMAS)[K]> }[ClientOp];
+export type ClientMessageOf<K extends ClientOp> = z.infer<(typeof CLIENT_MESSAGE_SCHEMAS)[K]>;
 
 export type ParseResult =
   | { readonly ok: true; readonly message: ClientMessage }
   | { readonly ok: false; readonly code: ErrorCode; readonly error: string; readonly requestId?: string };
 
-const OPS = Object.keys(SCHEMAS) as ClientOp[];
+const OPS = Object.keys(CLIENT_MESSAGE_SCHEMAS) as ClientOp[];
 
 // The specification fixes this text word for word (existing bots may match it), though the extensions
 // added channels since: docs/websocket.md lists them.
 const UNSUPPORTED_CHANNEL = ERRORS.unsupported_channel.message;
 
 function isOp(value: unknown): value is ClientOp {
-  return typeof value === 'string' && Object.hasOwn(SCHEMAS, value);
+  return typeof value === 'string' && Object.hasOwn(CLIENT_MESSAGE_SCHEMAS, value);
 }
 
 function failure(code: ErrorCode, error: string, requestId?: unknown): ParseResult {
@@ -91,7 +91,7 @@ export function parseClientMessage(text: string): ParseResult {
   if ((op === 'subscribe' || op === 'unsubscribe') && typeof frame['channel'] === 'string' && !(CHANNELS as readonly string[]).includes(frame['channel'])) {
     return failure('unsupported_channel', UNSUPPORTED_CHANNEL);
   }
-  const parsed = SCHEMAS[op].safeParse(frame);
+  const parsed = CLIENT_MESSAGE_SCHEMAS[op].safeParse(frame);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;

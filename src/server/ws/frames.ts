@@ -7,92 +7,98 @@ import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { TradeView } from '../../projections/trade-tape.ts';
 import type { AdminMessageView, OrderView } from '../../projections/views.ts';
+import type { Frame, ServerMessageName } from './server-messages.ts';
 
 export type TradingOp = 'submit_order' | 'cancel_order' | 'amend_order' | 'cancel_all';
 
 /** A frame many connections share: JSON encoded and UTF-8 encoded exactly once. */
-export function sharedFrame(message: object): Buffer {
+export function sharedFrame<K extends ServerMessageName>(message: Frame<K>): Buffer {
   return Buffer.from(JSON.stringify(message));
 }
 
+/** Every frame is typed by its schema in server-messages.ts (the AsyncAPI document's source). */
+function text<K extends ServerMessageName>(message: Frame<K>): string {
+  return JSON.stringify(message);
+}
+
 export function deltaFrame(delta: L3Delta): Buffer {
-  return sharedFrame(delta);
+  return sharedFrame<'delta'>(delta);
 }
 
 export function heartbeatFrame(time: string, epoch: string, sequences: Readonly<Record<string, number>>): string {
-  return JSON.stringify({ type: 'heartbeat', time, epoch, sequences });
+  return text<'heartbeat'>({ type: 'heartbeat', time, epoch, sequences });
 }
 
 export function authenticatedFrame(traderId: string, username: string): string {
-  return JSON.stringify({ type: 'authenticated', trader_id: traderId, username });
+  return text<'authenticated'>({ type: 'authenticated', trader_id: traderId, username });
 }
 
 export function snapshotFrame(snapshot: L3Snapshot, epoch: string): string {
-  return JSON.stringify({ ...snapshot, epoch });
+  return text<'snapshot'>({ ...snapshot, epoch });
 }
 
 /** Extension: confirms a subscribe answered by replaying deltas after `last_sequence` instead of a snapshot. */
 export function subscribedFrame(market: string, lastSequence: number, epoch: string): string {
-  return JSON.stringify({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch });
+  return text<'l3_subscribed'>({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch });
 }
 
 export function unsubscribedFrame(channel: string, market: string): string {
-  return JSON.stringify({ type: 'unsubscribed', channel, market });
+  return text<'unsubscribed'>({ type: 'unsubscribed', channel, market });
 }
 
 /** Extension: confirms a subscription to the public `trades` channel of a market. */
 export function tradesSubscribedFrame(market: string): string {
-  return JSON.stringify({ type: 'subscribed', channel: 'trades', market });
+  return text<'trades_subscribed'>({ type: 'subscribed', channel: 'trades', market });
 }
 
 /** One execution on the public `trades` channel: encoded once for every subscriber. */
 export function tradeFrame(market: string, trade: TradeView): Buffer {
-  return sharedFrame({ type: 'trade', market, trade });
+  return sharedFrame<'trade'>({ type: 'trade', market, trade });
 }
 
 /** A `trades` subscriber too far behind lost the channel: it subscribes again for what follows. */
 export function tradesResyncFrame(market: string): string {
-  return JSON.stringify({ type: 'resync_required', channel: 'trades', market, expected_sequence: null, current_sequence: null, reason: 'trades lagged; subscribe again' });
+  return text<'resync_required'>({ type: 'resync_required', channel: 'trades', market, expected_sequence: null, current_sequence: null, reason: 'trades lagged; subscribe again' });
 }
 
 export function cancelAllAckFrame(requestId: string | null, canceled: readonly OrderView[]): string {
-  return JSON.stringify({ type: 'ack', op: 'cancel_all', request_id: requestId, canceled });
+  return text<'cancel_all_ack'>({ type: 'ack', op: 'cancel_all', request_id: requestId, canceled });
 }
 
 /** `request_id` (extension) is added only when the offending frame carried one. */
 export function errorFrame(code: ErrorCode, message: string, requestId?: string): string {
-  return JSON.stringify(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, request_id: requestId });
+  return text<'error'>(requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, request_id: requestId });
 }
 
 export function rejectFrame(op: TradingOp, requestId: string | null, code: ErrorCode, message: string): string {
-  return JSON.stringify({ type: 'reject', op, request_id: requestId, code, message });
+  return text<'reject'>({ type: 'reject', op, request_id: requestId, code, message });
 }
 
 export function submitAckFrame(requestId: string | null, reply: SubmitReply): string {
-  return JSON.stringify({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting, ...(reply.duplicate === true ? { duplicate: true } : {}) });
+  return text<'submit_ack'>({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting, ...(reply.duplicate === true ? { duplicate: true } : {}) });
 }
 
 export function orderAckFrame(op: 'cancel_order' | 'amend_order', requestId: string | null, order: OrderView): string {
-  return JSON.stringify({ type: 'ack', op, request_id: requestId, order });
+  return text<'order_ack'>({ type: 'ack', op, request_id: requestId, order });
 }
 
 export function pongFrame(requestId: string | null): string {
-  return JSON.stringify({ type: 'pong', request_id: requestId });
+  return text<'pong'>({ type: 'pong', request_id: requestId });
 }
 
 /** The internal trader_id stays out: the frame only ever goes to that trader's own connections. */
 export function privateEventFrame(event: PrivateEvent): Buffer {
   return event.type === 'fill'
-    ? sharedFrame({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
-    : sharedFrame({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
+    ? sharedFrame<'fill'>({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
+    : sharedFrame<'order_state'>({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
 }
 
 export function adminMessageFrame(message: AdminMessageView): Buffer {
-  return sharedFrame({ type: 'admin_message', message });
+  return sharedFrame<'admin_message'>({ type: 'admin_message', message });
 }
 
 export function l3ResyncFrame(market: string, expectedSequence: number, currentSequence: number): string {
-  return JSON.stringify({
+  return text<'resync_required'>({
     type: 'resync_required',
     channel: 'l3',
     market,
@@ -102,7 +108,7 @@ export function l3ResyncFrame(market: string, expectedSequence: number, currentS
   });
 }
 
-export const ACCOUNT_RESYNC_FRAME = sharedFrame({
+export const ACCOUNT_RESYNC_FRAME = sharedFrame<'resync_required'>({
   type: 'resync_required',
   channel: 'account',
   market: null,
@@ -122,6 +128,6 @@ export function withRateLimitRemaining(frame: string, remaining: number): string
 
 /** A trading op refused for the trader's budget: nothing was done; retry after `retryAfterMs`. */
 export function rateLimitRejectFrame(op: TradingOp, requestId: string | null, message: string, retryAfterMs: number): string {
-  return JSON.stringify({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.ceil(retryAfterMs) });
+  return text<'reject'>({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.ceil(retryAfterMs) });
 }
 
