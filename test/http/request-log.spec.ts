@@ -50,4 +50,29 @@ describe('HTTP request log', () => {
       await server.close();
     }
   });
+
+  it('no API key is ever logged, at the most verbose level: not on provisioning, bulk, rotation, use or refusal', async () => {
+    const { lines, logger } = capture('trace');
+    const server = await startHttpTestServer({}, logger);
+    const keys: string[] = [];
+    try {
+      const c = new Client(server.url);
+      const one = await c.provision('logged-one');
+      keys.push(one.api_key);
+      const bulk = await c.admin<{ profiles: { trader_id: string; api_key: string }[] }>('POST', '/api/v1/admin/users/bulk', ['logged-two', 'logged-three']);
+      keys.push(...bulk.body.profiles.map((p) => p.api_key));
+      const rotated = await c.admin<{ profile: { api_key: string } }>('POST', `/api/v1/admin/users/${one.trader_id}/rotate-key`);
+      keys.push(rotated.body.profile.api_key);
+      await c.trader(one.api_key, 'GET', '/api/v1/user');
+      await c.trader(rotated.body.profile.api_key, 'GET', '/api/v1/user');
+      await c.admin('POST', `/api/v1/admin/users/${(bulk.body.profiles[0] as { trader_id: string }).trader_id}/disable`);
+      await c.trader((bulk.body.profiles[0] as { api_key: string }).api_key, 'GET', '/api/v1/user');
+    } finally {
+      await server.close();
+    }
+    expect(lines.length).to.be.greaterThan(5);
+    const text = JSON.stringify(lines);
+    for (const key of keys) expect(text).to.not.include(key);
+    expect(text).to.not.include('exch_');
+  });
 });
