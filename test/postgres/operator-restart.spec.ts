@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { RunningServer } from '../../src/server/app.ts';
+import type { PostgresPersistence } from '../../src/server/persistence/postgres/postgres-persistence.ts';
 import { Client } from '../http/support/client.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
@@ -49,7 +50,8 @@ describe('PostgreSQL: the schedule and the official leaderboard across restarts'
   });
 
   it('runs an entry due during the downtime once after the restart; frozen standings are unchanged and proved by replay prove', async () => {
-    const env = { STORAGE_BACKEND: 'postgres', DATABASE_URL: url };
+    // Snapshots every few events: recovery restores the schedule and the standings from one, then folds the tail.
+    const env = { STORAGE_BACKEND: 'postgres', DATABASE_URL: url, SNAPSHOT_EVERY_EVENTS: '4' };
     server = await startTestServer(env);
     let c = new Client(server.url);
     const bulk = await c.admin<{ profiles: { api_key: string }[] }>('POST', '/api/v1/admin/users/bulk', ['alice', 'bob', 'carol']);
@@ -79,7 +81,10 @@ describe('PostgreSQL: the schedule and the official leaderboard across restarts'
 
     // The second entry comes due while the server is down.
     await new Promise((r) => setTimeout(r, Math.max(0, later - Date.now() + 100)));
+    const snapshots = await sql<{ n: string }>(url, 'select count(*) as n from snapshots');
+    expect(Number(snapshots[0]?.n)).to.be.greaterThan(0);
     server = await startTestServer(env);
+    expect((server.context.service.persistence as PostgresPersistence).recovery?.snapshotSeq).to.be.greaterThan(0);
     c = new Client(server.url);
     await until('the overdue entry ran after the restart', async () => (await c.admin<{ done: unknown[] }>('GET', '/api/v1/admin/schedule')).body.done.length === 2);
     const schedule = (await c.admin<{ pending: unknown[]; done: { entry_id: string; status: string; seq: number }[] }>('GET', '/api/v1/admin/schedule')).body;
