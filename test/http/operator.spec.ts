@@ -152,6 +152,7 @@ describe('HTTP operator commands (issue 12)', function () {
       const ws = await WsTestClient.open(server.url.replace('http', 'ws') + '/ws');
       ws.send({ op: 'authenticate', api_key: t.api_key, cancel_on_disconnect: true });
       await ws.nextType('authenticated');
+      const canceledBeforeClose = (): number => ws.history.filter((f) => f.type === 'order_state' && f['status'] === 'canceled').length;
       const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
       const seq = server.context.service.state.seq;
       const r = await c.admin<{ trader: { disabled: boolean }; canceled_orders: { order_id: string; remaining: number }[] }>('POST', `/api/v1/admin/users/${t.trader_id}/disable`);
@@ -159,6 +160,8 @@ describe('HTTP operator commands (issue 12)', function () {
       expect(r.body.trader).to.deep.include({ trader_id: t.trader_id, disabled: true });
       expect(r.body.canceled_orders.map((o) => o.remaining)).to.deep.equal([2, 3]);
       expect(await closed).to.deep.equal({ code: 4001, reason: 'trader disabled' });
+      // Its own order_state frames of the cancels came before the close.
+      expect(canceledBeforeClose()).to.equal(2);
       // One event: the cancel-on-disconnect of the closed session adds none.
       await new Promise((res) => setTimeout(res, 100));
       expect(server.context.service.state.seq).to.equal(seq + 1);

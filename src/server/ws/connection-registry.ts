@@ -164,6 +164,8 @@ export class ConnectionRegistry {
     if (connections === undefined) return;
     for (const connection of [...connections]) {
       this.setTrader(connection, null);
+      // What is already queued for it (the cancels of a disable) goes out before the close frame.
+      connection.queue.flush();
       connection.ws.close(REVOKED_CLOSE_CODE, reason);
     }
   }
