@@ -286,7 +286,12 @@ describe('dashboard (e2e, headless Chromium)', function () {
   });
 
   it('operator: provisions teams in bulk (keys shown once), rotates and disables a trader, schedules an action, freezes the standings', async () => {
-    // The page beforeEach opened read the previous test's token before localStorage was cleared: start afresh.
+    // A step that cannot happen fails naming its locator, not as the test's timeout.
+    page.setDefaultTimeout(8_000);
+    // The page beforeEach opened read the previous test's token before localStorage was cleared, and its
+    // sign-in may store it again once answered: let that finish, clear, and start afresh.
+    await page.waitForLoadState('networkidle');
+    await page.evaluate(() => localStorage.clear());
     await page.reload();
     await signIn(page, server.url, 'operator', ADMIN_TOKEN);
     await eventually(async () => expect(await page.getByTestId('persistence-mode').textContent()).to.equal('disabled'));
