@@ -35,14 +35,14 @@ describe('PostgreSQL batch writer', function () {
     expect(stored.map((r) => canonicalJson(r.event))).to.deep.equal(result.events.map((e) => canonicalJson(e)));
   });
 
-  it('keeps text exactly, NUL and lone surrogates included (jsonb shows U+FFFD; the canonical record is exact)', async () => {
-    const rows = await sql<{ body: string; canonical: string }>(url, "select data->>'body' as body, canonical from events where type = 'AdminMessagePosted' and canonical like '%nul\\\\u0000inside%'");
+  it('keeps text exactly, NUL and lone surrogates included (the parsed data shows U+FFFD; the canonical record is exact)', async () => {
+    const rows = await sql<{ body: string; canonical: string }>(url, "select data->>'body' as body, canonical from events_with_data where type = 'AdminMessagePosted' and canonical like '%nul\\\\u0000inside%'");
     expect(rows.length).to.be.greaterThan(0);
     for (const row of rows) {
       expect(row.body).to.equal('nul\ufffdinside');
       expect((JSON.parse(row.canonical) as { data: { body: string } }).data.body).to.equal('nul\u0000inside');
     }
-    const bodies = await sql<{ body: string }>(url, "select data->>'body' as body from events where type = 'AdminMessagePosted'");
+    const bodies = await sql<{ body: string }>(url, "select data->>'body' as body from events_with_data where type = 'AdminMessagePosted'");
     expect(bodies.map((b) => b.body)).to.include.members(['tab\there', 'back\\slash \\N \\t', 'ünïcødé ✓ 🚀']);
   });
 

@@ -60,7 +60,7 @@ export async function storedLog(databaseUrl: string): Promise<StoredRow[]> {
   await client.connect();
   try {
     const { rows } = await client.query<{ seq: string; type: string; time: string; data: unknown; hash: string; canonical: string }>(
-      'select seq, type, time, data, hash, canonical from events order by seq',
+      'select seq, type, time, data, hash, canonical from events_with_data order by seq',
     );
     return rows.map((r) => {
       const event = JSON.parse(r.canonical) as ExchangeEvent;

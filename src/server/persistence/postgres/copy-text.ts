@@ -5,7 +5,7 @@ import { canonicalJson } from '../../../events/canonical.ts';
 import { sha256Hex } from '../../../events/hash.ts';
 import type { ExchangeEvent } from '../../../events/types.ts';
 
-export const EVENT_COLUMNS = 'seq, type, time, data, hash, canonical';
+export const EVENT_COLUMNS = 'seq, type, time, hash, canonical';
 
 const SPECIAL = /[\\\t\n\r]/;
 
@@ -21,37 +21,16 @@ export function copyUnescape(field: string): string {
   return field.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c);
 }
 
-// JSON.stringify (and so canonicalJson) writes NUL as \u0000 and a lone surrogate as \udXXX (paired
-// ones go out as they are); jsonb accepts neither. An escaped backslash before "u0000" also matches,
-// and is then shown as U+FFFD in the jsonb copy only, which is harmless.
-const JSONB_UNSAFE = /\\u0000|\\ud[89a-f][0-9a-f]{2}/;
-const JSONB_UNSAFE_ALL = /\\u0000|\\ud[89a-f][0-9a-f]{2}/g;
-
-/** The jsonb column's text: the data as JSON, with what jsonb cannot hold replaced by U+FFFD. */
-export function jsonbSafe(json: string): string {
-  return JSONB_UNSAFE.test(json) ? json.replace(JSONB_UNSAFE_ALL, '\\ufffd') : json;
-}
-
-const DATA_PREFIX = '{"data":';
-
 export interface EncodedEvent {
   readonly hash: string;
-  /** One line of COPY events (seq, type, time, data, hash, canonical) FROM STDIN. */
+  /** One line of COPY events (seq, type, time, hash, canonical) FROM STDIN. */
   readonly row: string;
 }
 
-/** The data column's JSON, cut out of the canonical text rather than serialized a second time. */
-export function dataOfCanonical(text: string, seq: number): string {
-  // Keys are sorted, so the canonical event is {"data":<data>,"seq":..,"time":..,"type":..}: the data's
-  // JSON is the text between the prefix and ',"seq":' (neither time nor type can contain that).
-  const end = text.lastIndexOf(',"seq":');
-  if (!text.startsWith(DATA_PREFIX) || end < 0) throw new Error(`events: unexpected canonical form at seq ${seq}`);
-  return jsonbSafe(text.slice(DATA_PREFIX.length, end));
-}
-
+// The canonical text is the only copy of the event's body the table keeps (migration 005): no second
+// serialization, and nothing for PostgreSQL to parse on the way in.
 function row(event: ExchangeEvent, text: string, hash: string): string {
-  const data = dataOfCanonical(text, event.seq);
-  return `${event.seq}\t${copyEscape(event.type)}\t${copyEscape(event.time)}\t${copyEscape(data)}\t${hash}\t${copyEscape(text)}\n`;
+  return `${event.seq}\t${copyEscape(event.type)}\t${copyEscape(event.time)}\t${hash}\t${copyEscape(text)}\n`;
 }
 
 /** The chain link and the COPY row of an event, from one canonical serialization. */
