@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import pg from 'pg';
-import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
+import { streamEventBytes, streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 
 /** One record as read, not yet checked. */
@@ -31,7 +31,7 @@ const BATCH = 512;
 
 /** Parses one NDJSON line. An export keeps the line canonical, hash member included, so the text the
  * chain hash covers is the line with that member cut out; the verifier tries it before re-serializing. */
-function recordOf(line: string, n: number): RawRecord {
+export function recordOf(line: string, n: number): RawRecord {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -104,6 +104,40 @@ export async function* readPostgres(url: string): AsyncGenerator<RawRecord[]> {
       }
     }
     if (batch.length > 0) yield batch;
+  } finally {
+    await pool.end();
+  }
+}
+
+/** The bytes of an NDJSON log as read (for the pipeline, which frames the lines itself). */
+export async function* ndjsonBytes(path: string): AsyncGenerator<Uint8Array> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new SourceUnavailable(`${path} is not a file`);
+  } catch (err) {
+    if (err instanceof SourceUnavailable) throw err;
+    throw new SourceUnavailable(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  yield* createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>;
+}
+
+/** The COPY text of a database's events table, rows `seq\thash\tcanonical` (for the pipeline). */
+export async function* postgresBytes(url: string): AsyncGenerator<Uint8Array> {
+  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'exchange-replay' });
+  try {
+    try {
+      const client = await pool.connect();
+      try {
+        const exists = await client.query<{ t: string | null }>("select to_regclass('public.events')::text as t");
+        if (exists.rows[0]?.t === null || exists.rows[0]?.t === undefined) throw new SourceUnavailable(`${redactUrl(url)} has no events table`);
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      if (err instanceof SourceUnavailable) throw err;
+      throw new SourceUnavailable(`cannot reach PostgreSQL at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    yield* streamEventBytes(pool, 0);
   } finally {
     await pool.end();
   }

@@ -1,9 +1,20 @@
 // Reads a log, verifies every record, and folds it (or re-runs it, for an audit) up to a stopping
 // point: the pipeline of every replay command, and of the replay benchmark.
+//
+// The stages overlap (src/server/persistence/pipeline/): the source is read in chunks of whole lines,
+// worker threads check every chain link and validate every event's shape (a replayed log is not
+// trusted), and this thread parses each chunk in one JSON.parse and folds it in seq order. A chunk
+// with anything wrong in it is re-read record by record by the sequential verifier, which names the
+// first fault as it always has.
 import { Exchange } from '../src/commands/exchange.ts';
+import { GENESIS_HASH } from '../src/events/hash.ts';
 import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
+import { decodeEventRow } from '../src/server/persistence/postgres/copy-text.ts';
+import { copyRows } from '../src/server/persistence/postgres/event-stream.ts';
+import { processedChunks } from '../src/server/persistence/pipeline/chunk-pipeline.ts';
+import type { ChunkFormat } from '../src/server/persistence/pipeline/chunk-work.ts';
 import { rerun } from './audit.ts';
-import { readNdjson, readPostgres, type RawRecord } from './log-source.ts';
+import { ndjsonBytes, postgresBytes, readNdjson, readPostgres, recordOf, type RawRecord } from './log-source.ts';
 import { Progress } from './progress.ts';
 import { LogFault, LogVerifier } from './verify.ts';
 
@@ -14,6 +25,9 @@ export interface RebuildOptions {
   readonly untilTime?: string | undefined;
   readonly audit?: boolean;
   readonly quiet?: boolean;
+  /** Pipeline worker threads (default: one per core but one); bytes per chunk (tests use small ones). */
+  readonly workers?: number;
+  readonly chunkBytes?: number;
 }
 
 export function source(o: RebuildOptions): AsyncGenerator<RawRecord[]> {
@@ -22,29 +36,78 @@ export function source(o: RebuildOptions): AsyncGenerator<RawRecord[]> {
   throw new Error('rebuild: no source');
 }
 
+/** The records of a chunk the workers did not vouch for, as the sequential verifier reads them. */
+function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): RawRecord[] {
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const records: RawRecord[] = [];
+  if (format === 'copy') {
+    for (const line of copyRows(text)) {
+      const stored = decodeEventRow(line);
+      records.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash, text: stored.text });
+    }
+    return records;
+  }
+  let n = firstLine;
+  for (const line of copyRows(text)) {
+    if (line.trim() !== '') records.push(recordOf(line, n));
+    n++;
+  }
+  return records;
+}
+
 /** Reads, verifies and folds (or re-runs) the log up to the stopping point. */
 export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; verifier: LogVerifier; stoppedEarly: boolean }> {
   // No ring of recent deltas: nobody will resubscribe to a replay.
   const exchange = new Exchange({ deltaRing: 0 });
   const verifier = new LogVerifier();
   const progress = new Progress(o.audit === true ? 'audit' : 'replay', o.quiet !== true && process.stderr.isTTY === true);
+  const format: ChunkFormat = o.file !== undefined ? 'ndjson' : 'copy';
+  const bytes = o.file !== undefined ? ndjsonBytes(o.file) : o.database !== undefined ? postgresBytes(o.database) : null;
+  if (bytes === null) throw new Error('rebuild: no source');
+  const apply = (event: RecordedEvent): boolean => {
+    if ((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime)) return false;
+    if (o.audit === true) rerun(exchange, event);
+    else {
+      try {
+        exchange.fold(event);
+      } catch (err) {
+        // Well formed and chained, yet impossible (a cancel of an order that never rested, say): the
+        // log was written wrong or rewritten with its hashes recomputed.
+        throw new LogFault(event.seq, `the event cannot be applied to the state before it: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return true;
+  };
   let stoppedEarly = false;
-  reading: for await (const batch of source(o)) {
-    for (const record of batch) {
-      const event: RecordedEvent = verifier.check(record);
-      if ((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime)) {
+  let line = 1;
+  const chunks = processedChunks(bytes, {
+    format,
+    startHash: GENESIS_HASH,
+    validate: true,
+    ...(o.workers === undefined ? {} : { workers: o.workers }),
+    ...(o.chunkBytes === undefined ? {} : { chunkBytes: o.chunkBytes }),
+  });
+  reading: for await (const chunk of chunks) {
+    const firstLine = line;
+    line += chunk.lines;
+    if (chunk.ok) {
+      const events = JSON.parse(chunk.events) as RecordedEvent[];
+      if (verifier.acceptVerified(events, chunk.prevHash, chunk.lastHash)) {
+        for (const event of events) {
+          if (!apply(event)) {
+            stoppedEarly = true;
+            break reading;
+          }
+        }
+        progress.tick(exchange.seq & ~1023);
+        continue;
+      }
+    }
+    for (const record of recordsOf(format, chunk.bytes, firstLine)) {
+      const event = verifier.check(record);
+      if (!apply(event)) {
         stoppedEarly = true;
         break reading;
-      }
-      if (o.audit === true) rerun(exchange, event);
-      else {
-        try {
-          exchange.fold(event);
-        } catch (err) {
-          // Well formed and chained, yet impossible (a cancel of an order that never rested, say): the
-          // log was written wrong or rewritten with its hashes recomputed.
-          throw new LogFault(event.seq, `the event cannot be applied to the state before it: ${err instanceof Error ? err.message : String(err)}`);
-        }
       }
       progress.tick(event.seq);
     }
@@ -52,4 +115,3 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   progress.done(exchange.seq);
   return { exchange, verifier, stoppedEarly };
 }
-

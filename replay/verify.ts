@@ -36,6 +36,29 @@ export class LogVerifier {
     return this.unhashed === 0 && this.hashed > 0;
   }
 
+  /**
+   * Accepts a run of events whose every chain link a pipeline worker already checked (shape validated
+   * there too), from `prevHash` to `lastHash`, when it continues this log exactly: it starts from the
+   * head hash, its seqs follow on without a gap and its times never go back. Returns false, changing
+   * nothing, when any of that fails: the caller then checks the same records one by one with check(),
+   * which names the fault.
+   */
+  acceptVerified(events: readonly RecordedEvent[], prevHash: string, lastHash: string): boolean {
+    if (prevHash !== this.previousHash) return false;
+    let time = this.previousTime;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as RecordedEvent;
+      if (event.seq !== this.expectedSeq + i || event.time < time) return false;
+      time = event.time;
+    }
+    if (events.length === 0) return true;
+    this.expectedSeq += events.length;
+    this.previousHash = lastHash;
+    this.previousTime = time;
+    this.hashed += events.length;
+    return true;
+  }
+
   /** Checks the next record; throws LogFault naming the seq it expected when anything is wrong. */
   check(record: RawRecord): RecordedEvent {
     const seq = this.expectedSeq;

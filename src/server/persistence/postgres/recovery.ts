@@ -1,13 +1,21 @@
 // Recovery at startup: the newest valid snapshot, then every event after it folded in order while the
 // hash chain is verified from the snapshot's link on. A gap or a broken link stops the start with the
 // seq that is wrong: a service must not run on a log it cannot vouch for.
+//
+// The stages overlap (src/server/persistence/pipeline/): PostgreSQL streams the rows, worker threads
+// frame them and check every chain link, and this thread parses each chunk in one JSON.parse and folds
+// it. The events' shape is not validated here: the chain proves the text is what this exchange wrote
+// (`replay verify` still validates everything, for logs from elsewhere).
 import type pg from 'pg';
 import type { Exchange } from '../../../commands/exchange.ts';
 import { GENESIS_HASH, sha256Hex } from '../../../events/hash.ts';
+import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
 import { restoreSnapshot } from '../../../projections/snapshot.ts';
 import type { Logger } from '../../logger.ts';
+import { processedChunks } from '../pipeline/chunk-pipeline.ts';
 import { errorText } from './connection.ts';
-import { streamStoredEvents } from './event-stream.ts';
+import { decodeEventRow } from './copy-text.ts';
+import { copyRows, streamEventBytes } from './event-stream.ts';
 import { loadNewestSnapshot } from './snapshot-store.ts';
 
 export interface RecoveredHead {
@@ -28,7 +36,15 @@ export class LogIntegrityError extends Error {
   }
 }
 
-export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger: Logger, options: { useSnapshots?: boolean } = {}): Promise<RecoveredHead> {
+export interface RecoveryOptions {
+  readonly useSnapshots?: boolean;
+  /** Pipeline worker threads (default: one per core but one). */
+  readonly workers?: number;
+  /** Bytes per pipeline chunk (tests use small ones to cross many chunk boundaries). */
+  readonly chunkBytes?: number;
+}
+
+export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger: Logger, options: RecoveryOptions = {}): Promise<RecoveredHead> {
   const started = performance.now();
   let seq = 0;
   let hash = GENESIS_HASH;
@@ -44,20 +60,53 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
   const snapshotMs = performance.now() - started;
   const foldStarted = performance.now();
   let folded = 0;
-  for await (const stored of streamStoredEvents(pool, seq)) {
-    const event = stored.event;
-    if (event.seq !== seq + 1) throw new LogIntegrityError(`the event log has a gap: seq ${seq + 1} is missing (the next stored event is seq ${event.seq})`);
-    // chainHash's definition over the stored canonical text: no re-serializing on the way in.
-    const computed = sha256Hex(hash + stored.text);
-    if (computed !== stored.hash) throw new LogIntegrityError(`the event log's hash chain is broken at seq ${event.seq}: the stored event or its hash was altered`);
+  const fold = (event: RecordedEvent) => {
     try {
       exchange.fold(event);
     } catch (err) {
       throw new LogIntegrityError(`event seq ${event.seq} (${event.type}) cannot be applied: ${errorText(err)}`);
     }
-    seq = event.seq;
-    hash = computed;
-    folded++;
+  };
+  const decoder = new TextDecoder('utf-8');
+  const pipeline = processedChunks(streamEventBytes(pool, seq), {
+    format: 'copy',
+    startHash: hash,
+    validate: false,
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
+    ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
+  });
+  for await (const chunk of pipeline) {
+    if (chunk.ok && chunk.prevHash === hash) {
+      const events = JSON.parse(chunk.events) as RecordedEvent[];
+      let contiguous = true;
+      for (let i = 0; i < events.length; i++) {
+        if ((events[i] as RecordedEvent).seq !== seq + 1 + i) {
+          contiguous = false;
+          break;
+        }
+      }
+      if (contiguous) {
+        for (const event of events) fold(event);
+        seq += events.length;
+        hash = chunk.lastHash;
+        folded += events.length;
+        continue;
+      }
+    }
+    // Something is wrong in this chunk (or its link to the previous one): read it row by row to name
+    // the first fault exactly.
+    for (const line of copyRows(decoder.decode(chunk.bytes))) {
+      const stored = decodeEventRow(line);
+      const event = stored.event;
+      if (event.seq !== seq + 1) throw new LogIntegrityError(`the event log has a gap: seq ${seq + 1} is missing (the next stored event is seq ${event.seq})`);
+      // chainHash's definition over the stored canonical text: no re-serializing on the way in.
+      const computed = sha256Hex(hash + stored.text);
+      if (computed !== stored.hash) throw new LogIntegrityError(`the event log's hash chain is broken at seq ${event.seq}: the stored event or its hash was altered`);
+      fold(event);
+      seq = event.seq;
+      hash = computed;
+      folded++;
+    }
   }
   return { seq, hash, snapshotSeq, folded, snapshotMs, foldMs: performance.now() - foldStarted };
 }

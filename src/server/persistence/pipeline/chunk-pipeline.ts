@@ -1,0 +1,145 @@
+// Reads a log's bytes, cuts them into chunks of whole lines and has worker threads frame, hash-check
+// and (for an untrusted source) validate them, several chunks at once, while the caller parses and
+// folds the chunks already done, strictly in order. The stages overlap: reading (the source's I/O),
+// hashing and validating (the workers), parsing and folding (the main thread).
+//
+// A short log (one chunk) is processed on the calling thread: starting workers would cost more than
+// they save.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { processChunk, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
+
+export interface PipelineOptions {
+  readonly format: ChunkFormat;
+  /** The hash the first line chains from (the genesis, or a snapshot's link). */
+  readonly startHash: string;
+  readonly validate: boolean;
+  /** Worker threads (default: one per core but one, at least one, at most four). */
+  readonly workers?: number;
+  /** Bytes per chunk (default 256 KiB). */
+  readonly chunkBytes?: number;
+}
+
+const WORKER_URL = new URL('./chunk-worker.ts', import.meta.url);
+
+export function defaultWorkers(): number {
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
+}
+
+/** A pool of chunk workers, each taking chunks round robin; results come back per worker in order. */
+class WorkerPool {
+  private readonly workers: Worker[] = [];
+  private readonly pending = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
+  private failure: Error | null = null;
+  private next = 0;
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER_URL);
+      worker.on('message', (result: ChunkResult) => {
+        const waiter = this.pending.get(result.id);
+        this.pending.delete(result.id);
+        waiter?.resolve(result);
+      });
+      worker.on('error', (err: Error) => this.fail(err));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`pipeline worker exited with code ${code}`));
+      });
+      this.workers.push(worker);
+    }
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const waiter of this.pending.values()) waiter.reject(err);
+    this.pending.clear();
+  }
+
+  submit(request: ChunkRequest): Promise<ChunkResult> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const worker = this.workers[this.next++ % this.workers.length] as Worker;
+    return new Promise<ChunkResult>((resolve, reject) => {
+      this.pending.set(request.id, { resolve, reject });
+      worker.postMessage(request, [request.bytes.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** A fresh copy of bytes, owning its ArrayBuffer alone (so it can be transferred). */
+function own(source: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(source.subarray(start, end));
+  return out;
+}
+
+/**
+ * The chunks of a source, processed, in order. The caller must check each result: `ok` and
+ * `prevHash` equal to the hash its previous chunk ended with (see chunk-work.ts).
+ */
+export async function* processedChunks(source: AsyncIterable<Uint8Array>, options: PipelineOptions): AsyncGenerator<ChunkResult> {
+  const chunkBytes = options.chunkBytes ?? 256 * 1024;
+  const workerCount = options.workers ?? defaultWorkers();
+  let pool: WorkerPool | null = null;
+  const inFlight: Promise<ChunkResult>[] = [];
+  const maxInFlight = Math.max(2, workerCount * 3);
+  let id = 0;
+  let context: Uint8Array | null = null;
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let first = true;
+
+  const request = (bytes: Uint8Array, ctx: Uint8Array | null): ChunkRequest => {
+    const r: ChunkRequest = { id: id++, format: options.format, bytes, prev: first ? options.startHash : null, context: first ? null : ctx, validate: options.validate };
+    first = false;
+    return r;
+  };
+  // Cuts a chunk of about chunkBytes, ending at a newline, off the held bytes (everything at the end).
+  const cut = (atEnd: boolean): ChunkRequest | null => {
+    if (heldBytes === 0) return null;
+    const all = held.length === 1 ? (held[0] as Uint8Array) : Buffer.concat(held, heldBytes);
+    let end: number;
+    if (atEnd && all.length <= chunkBytes) end = all.length;
+    else {
+      end = all.lastIndexOf(10, chunkBytes - 1) + 1;
+      // A line longer than a chunk goes out whole.
+      if (end === 0) end = all.indexOf(10, chunkBytes) + 1;
+      if (end === 0) {
+        if (!atEnd) return null;
+        end = all.length;
+      }
+    }
+    const bytes = own(all, 0, end);
+    const r = request(bytes, context);
+    // The chunk's last line is the next chunk's context.
+    const lastStart = bytes.lastIndexOf(10, bytes.length - 2) + 1;
+    context = bytes.slice(lastStart);
+    held = end < all.length ? [all.subarray(end)] : [];
+    heldBytes = all.length - end;
+    return r;
+  };
+
+  try {
+    for await (const piece of source) {
+      held.push(piece);
+      heldBytes += piece.length;
+      while (heldBytes >= chunkBytes) {
+        const r = cut(false);
+        if (r === null) break;
+        pool ??= new WorkerPool(workerCount);
+        inFlight.push(pool.submit(r));
+        // Results strictly in order; a full pipeline waits for the oldest.
+        while (inFlight.length >= maxInFlight) yield await (inFlight.shift() as Promise<ChunkResult>);
+      }
+    }
+    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r)) : pool.submit(r));
+    while (inFlight.length > 0) yield await (inFlight.shift() as Promise<ChunkResult>);
+  } finally {
+    // Results nobody will read must not reject unhandled.
+    for (const p of inFlight) p.catch(() => {});
+    await pool?.close();
+  }
+}

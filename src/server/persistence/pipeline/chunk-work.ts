@@ -1,0 +1,132 @@
+// The work a pipeline worker does on one chunk of a log (a run of whole lines): frame the lines, check
+// every chain link, validate the events' shape when the source is not trusted, and hand back the
+// events as one JSON array text, which the main thread parses in a single JSON.parse and folds.
+//
+// Every link is checked against the stored hash of the line before it (H(stored previous ‖ text) must
+// equal the stored hash), so chunks are verified independently, in parallel; the main thread then
+// checks that each chunk starts from the hash the previous one ended with, which makes the whole
+// chain verified exactly as a sequential pass would. Anything unusual (a missing hash, a line that is
+// not JSON, a broken link, a malformed event) makes the chunk `ok: false`: the main thread re-reads it
+// with the sequential verifier, which names the fault exactly as it always has.
+import { parseEvent } from '../../../events/event-schema.ts';
+import { sha256Hex } from '../../../events/hash.ts';
+import { copyUnescape } from '../postgres/copy-text.ts';
+
+/** `copy`: rows of COPY (select seq, hash, canonical ...) TO STDOUT. `ndjson`: canonical events with a hash member. */
+export type ChunkFormat = 'copy' | 'ndjson';
+
+export interface ChunkRequest {
+  readonly id: number;
+  readonly format: ChunkFormat;
+  /** Whole lines, each ending with a newline (the last chunk of a source may lack the final one). */
+  readonly bytes: Uint8Array;
+  /** The hash before the first line when known (the first chunk), else taken from `context`. */
+  readonly prev: string | null;
+  /** The line just before the chunk, whose stored hash the first line chains from. */
+  readonly context: Uint8Array | null;
+  /** Validate each event's shape (an untrusted source). */
+  readonly validate: boolean;
+}
+
+export interface ChunkResult {
+  readonly id: number;
+  /** The chunk's bytes, handed back for a sequential re-read if the main thread needs one. */
+  readonly bytes: Uint8Array;
+  /** Lines in the chunk, blank ones included (for NDJSON line numbers). */
+  readonly lines: number;
+  readonly ok: boolean;
+  /** The events as a JSON array text, in order. */
+  readonly events: string;
+  readonly count: number;
+  /** The hash the first event chains from, and the last event's hash. */
+  readonly prevHash: string;
+  readonly lastHash: string;
+}
+
+const decoder = new TextDecoder('utf-8');
+
+function hashOfCopyLine(line: string): string | null {
+  const t1 = line.indexOf('\t');
+  const t2 = line.indexOf('\t', t1 + 1);
+  return t1 < 0 || t2 < 0 ? null : line.slice(t1 + 1, t2);
+}
+
+/** The stored hash of an NDJSON line, and the text it covers (the line without its hash member). */
+function splitNdjson(line: string): { hash: string; text: string; value: unknown } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const hash = (value as { hash?: unknown }).hash;
+  if (typeof hash !== 'string') return null;
+  const member = `,"hash":${JSON.stringify(hash)}`;
+  const at = line.indexOf(member);
+  if (at < 0 || line.indexOf(member, at + 1) >= 0) return null;
+  delete (value as { hash?: unknown }).hash;
+  return { hash, text: line.slice(0, at) + line.slice(at + member.length), value };
+}
+
+function contextHash(format: ChunkFormat, context: Uint8Array): string | null {
+  let line = decoder.decode(context);
+  if (line.endsWith('\n')) line = line.slice(0, -1);
+  if (format === 'copy') return hashOfCopyLine(line);
+  return splitNdjson(line)?.hash ?? null;
+}
+
+export function processChunk(request: ChunkRequest): ChunkResult {
+  const text = decoder.decode(request.bytes);
+  let lines = 0;
+  const failed = (): ChunkResult => {
+    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, events: '', count: 0, prevHash: '', lastHash: '' };
+  };
+  const prevHash = request.prev ?? (request.context === null ? null : contextHash(request.format, request.context));
+  if (prevHash === null) return failed();
+  let prev = prevHash;
+  const texts: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let nl = text.indexOf('\n', start);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(start, nl);
+    start = nl + 1;
+    lines++;
+    let hash: string;
+    let body: string;
+    if (request.format === 'copy') {
+      const t1 = line.indexOf('\t');
+      const t2 = line.indexOf('\t', t1 + 1);
+      if (t1 < 0 || t2 < 0) return failed();
+      hash = line.slice(t1 + 1, t2);
+      body = copyUnescape(line.slice(t2 + 1));
+      if (request.validate) {
+        let value: unknown;
+        try {
+          value = JSON.parse(body);
+        } catch {
+          return failed();
+        }
+        if (!parseEvent(value).ok) return failed();
+      }
+    } else {
+      if (line.trim() === '') continue;
+      const split = splitNdjson(line);
+      if (split === null) return failed();
+      if (request.validate && !parseEvent(split.value).ok) return failed();
+      hash = split.hash;
+      body = split.text;
+    }
+    if (sha256Hex(prev + body) !== hash) return failed();
+    texts.push(body);
+    prev = hash;
+  }
+  return { id: request.id, bytes: request.bytes, lines, ok: true, events: `[${texts.join(',')}]`, count: texts.length, prevHash, lastHash: prev };
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return text.length > 0 && !text.endsWith('\n') ? n + 1 : n;
+}

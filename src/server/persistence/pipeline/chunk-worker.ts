@@ -1,0 +1,10 @@
+// A pipeline worker thread: processes the chunks the main thread posts, in the order they arrive.
+import { parentPort } from 'node:worker_threads';
+import { processChunk, type ChunkRequest } from './chunk-work.ts';
+
+if (parentPort === null) throw new Error('chunk-worker: not started as a worker thread');
+const port = parentPort;
+port.on('message', (request: ChunkRequest) => {
+  const result = processChunk(request);
+  port.postMessage(result, [result.bytes.buffer as ArrayBuffer]);
+});

@@ -1,0 +1,175 @@
+// The pipelined replay and recovery (src/server/persistence/pipeline/): with small chunks and worker
+// threads, long logs cross many chunk boundaries. The result must equal the live state, every chain
+// link must still be checked (a fault anywhere, at a boundary too, is named by its seq as the
+// sequential verifier names it), and logs of both schema versions read as before.
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { finished } from 'node:stream/promises';
+import { Exchange } from '../../src/commands/exchange.ts';
+import { canonicalJson } from '../../src/events/canonical.ts';
+import type { EventLog } from '../../src/events/event-log.ts';
+import { chainHash, GENESIS_HASH } from '../../src/events/hash.ts';
+import type { ExchangeEvent } from '../../src/events/types.ts';
+import { stateHash } from '../../src/projections/state-hash.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { encodeEventRow, EVENT_COLUMNS } from '../../src/server/persistence/postgres/copy-text.ts';
+import { migrate } from '../../src/server/persistence/postgres/migrator.ts';
+import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
+import { processedChunks } from '../../src/server/persistence/pipeline/chunk-pipeline.ts';
+import { fixturePath, FIXTURES, type Expected } from '../../replay/fixtures.ts';
+import { rebuild } from '../../replay/rebuild.ts';
+import { SessionGenerator } from '../../replay/session-generator.ts';
+import { LogFault } from '../../replay/verify.ts';
+import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
+
+class ChainingLog implements EventLog {
+  headSeq = 0;
+  previous = GENESIS_HASH;
+  readonly rows: { event: ExchangeEvent; hash: string }[] = [];
+  append(event: ExchangeEvent): void {
+    this.headSeq = event.seq;
+    this.previous = chainHash(this.previous, event);
+    this.rows.push({ event, hash: this.previous });
+  }
+}
+
+const SMALL = { workers: 2, chunkBytes: 4096 };
+
+describe('pipelined replay and recovery', function () {
+  this.timeout(60_000);
+  const log = new ChainingLog();
+  const generator = new SessionGenerator({ seed: 21, commands: 12_000, maxEvents: 3000, traders: 12, markets: ['BTC-USD', 'ETH-USD'] }, new Exchange({ log }));
+  generator.generate();
+  const live = stateHash(generator.exchange.state);
+  const lines = log.rows.map(({ event, hash }) => canonicalJson({ ...event, hash }));
+  const dir = mkdtempSync(join(tmpdir(), 'pipeline-test-'));
+  const file = (name: string, content: string[]): string => {
+    const path = join(dir, `${name}.ndjson`);
+    writeFileSync(path, content.join('\n') + '\n');
+    return path;
+  };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('replays a long NDJSON log across many chunks to the live state hash, every link verified', async () => {
+    const { exchange, verifier } = await rebuild({ file: file('whole', lines), quiet: true, ...SMALL });
+    expect(exchange.seq).to.equal(log.rows.length);
+    expect(stateHash(exchange.state)).to.equal(live);
+    expect(verifier.fullyHashed).to.equal(true);
+    expect(verifier.headHash).to.equal(log.previous);
+  });
+
+  it('stops at --until-seq inside a chunk exactly', async () => {
+    const until = 1234;
+    const { exchange, stoppedEarly } = await rebuild({ file: file('until', lines), quiet: true, untilSeq: until, ...SMALL });
+    expect(stoppedEarly).to.equal(true);
+    expect(exchange.seq).to.equal(until);
+  });
+
+  it('hands every chunk back with the hash its first line chains from, so boundaries are checked too', async () => {
+    async function* bytes() {
+      yield Buffer.from(lines.join('\n') + '\n');
+    }
+    let previous = GENESIS_HASH;
+    let chunks = 0;
+    for await (const chunk of processedChunks(bytes(), { format: 'ndjson', startHash: GENESIS_HASH, validate: true, ...SMALL })) {
+      expect(chunk.ok).to.equal(true);
+      expect(chunk.prevHash).to.equal(previous);
+      previous = chunk.lastHash;
+      chunks++;
+    }
+    expect(chunks).to.be.greaterThan(50);
+    expect(previous).to.equal(log.previous);
+  });
+
+  const faults: [string, (l: string[]) => string[], number, RegExp][] = [
+    ['a flipped character of a stored hash', (l) => l.map((x, i) => (i === 1999 ? x.replace(/"hash":"(.)/, (_, c: string) => `"hash":"${c === 'a' ? 'b' : 'a'}`) : x)), 2000, /hash does not match/],
+    ['a changed time, the hash left alone', (l) => l.map((x, i) => (i === 1499 ? x.replace(/"time":"/, '"time":"9') : x)), 1500, /hash|time/],
+    ['an event deleted', (l) => l.filter((_, i) => i !== 2500), 2501, /missing/],
+    ['an event whose data is malformed but re-chained', (l) => rechain(l, 1700, (e) => ({ ...e, data: { nonsense: true } })), 1700, /malformed/],
+  ];
+  for (const [name, change, seq, message] of faults) {
+    it(`names the first bad seq: ${name}`, async () => {
+      let error: unknown = null;
+      await rebuild({ file: file(name.replace(/\W+/g, '-'), change(lines)), quiet: true, ...SMALL }).catch((err: unknown) => (error = err));
+      expect(error).to.be.instanceOf(LogFault);
+      expect((error as LogFault).seq).to.equal(seq);
+      expect((error as Error).message).to.match(message);
+    });
+  }
+
+  it('reads the recorded logs of both schema versions to their recorded state hashes', async () => {
+    for (const name of Object.keys(FIXTURES)) {
+      const want = JSON.parse(readFileSync(fixturePath(name, 'expected.json'), 'utf8')) as Expected;
+      const { exchange } = await rebuild({ file: fixturePath(name, 'ndjson'), quiet: true, workers: 2, chunkBytes: 2048 });
+      expect(stateHash(exchange.state), name).to.equal(want.state_hash);
+    }
+  });
+
+  describe('recovery from PostgreSQL', function () {
+    let url: string;
+    before(async function () {
+      await requirePostgres(this);
+      url = await createDatabase('exchange_pipeline');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await migrate(client);
+        const copy = client.query(copyFrom(`copy events (${EVENT_COLUMNS}) from stdin`));
+        copy.end(log.rows.map(({ event, hash }) => encodeEventRow(event, hash)).join(''));
+        await finished(copy);
+      } finally {
+        await client.end();
+      }
+    });
+    after(async () => {
+      if (url !== undefined) await dropDatabase(url);
+    });
+
+    it('folds a long log across many chunks to the live state hash and head', async () => {
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      try {
+        const exchange = new Exchange();
+        const head = await recoverExchange(pool, exchange, createLogger('silent'), { useSnapshots: false, ...SMALL });
+        expect(head.seq).to.equal(log.rows.length);
+        expect(head.hash).to.equal(log.previous);
+        expect(stateHash(exchange.state)).to.equal(live);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('names the first altered seq in the middle of the log', async () => {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`set session_replication_role = replica; update events set canonical = replace(canonical, '"seq":2222,', '"seq":2222, ') where seq = 2222`);
+      } finally {
+        await admin.end();
+      }
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      try {
+        let error: unknown = null;
+        await recoverExchange(pool, new Exchange(), createLogger('silent'), { useSnapshots: false, ...SMALL }).catch((err: unknown) => (error = err));
+        expect(error).to.be.instanceOf(LogIntegrityError);
+        expect((error as Error).message).to.match(/hash chain is broken at seq 2222/);
+      } finally {
+        await pool.end();
+      }
+    });
+  });
+});
+
+/** Replaces one event and recomputes every hash from it on, as a forger would. */
+function rechain(lines: string[], seq: number, change: (e: Record<string, unknown>) => Record<string, unknown>): string[] {
+  let hash = GENESIS_HASH;
+  return lines.map((line) => {
+    const { hash: _stored, ...event } = JSON.parse(line) as Record<string, unknown>;
+    const next = (event['seq'] as number) === seq ? change(event) : event;
+    hash = chainHash(hash, next as unknown as ExchangeEvent);
+    return canonicalJson({ ...next, hash });
+  });
+}
