@@ -176,6 +176,6 @@ export async function openOnSession(session: WriterSession, config: Config, logg
     closeTimeoutMs: options.closeTimeoutMs ?? 10_000,
   };
   const writer = new BatchWriter(session, writerOptions, logger, { seq: 0, hash: GENESIS_HASH });
-  const snapshotter = new Snapshotter(pool, config.snapshotEveryEvents, logger, (seq) => writer.durable(seq));
+  const snapshotter = new Snapshotter(config.databaseUrl, config.snapshotEveryEvents, logger, (seq) => writer.durable(seq));
   return new PostgresPersistence({ epoch, session, pool, writer, snapshotter, logger, ignoreSnapshots: options.ignoreSnapshots === true });
 }

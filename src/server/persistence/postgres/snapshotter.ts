@@ -1,25 +1,29 @@
-// Background snapshots every SNAPSHOT_EVERY_EVENTS events. Taking the picture has to be synchronous
-// (it must see one state between two events), so it runs on the trading thread between commands; the
-// hashing and the write happen off it, and the write waits until the snapshot's seq is committed.
-import { webcrypto } from 'node:crypto';
-import type pg from 'pg';
+// Background snapshots every SNAPSHOT_EVERY_EVENTS events. The trading thread only names the seq of a
+// snapshot (its head between two commands): the state is built, serialized, hashed and written by the
+// snapshot worker (snapshot-worker.ts), which folds the committed log into a shadow state of its own.
+// So a snapshot stalls trading by microseconds whatever the size of the state, and the request waits
+// until the seq is committed, since the worker reads the log from the database.
+import { Worker } from 'node:worker_threads';
 import type { ExchangeState } from '../../../projections/exchange-state.ts';
-import { takeSnapshot } from '../../../projections/snapshot.ts';
 import type { Logger } from '../../logger.ts';
 import { errorText } from './connection.ts';
-import { writeSnapshot } from './snapshot-store.ts';
+import type { SnapshotReply, SnapshotRequest, SnapshotWorkerData } from './snapshot-worker.ts';
 
 export interface SnapshotFigures {
   readonly seq: number;
-  /** How long takeSnapshot and JSON.stringify held the trading thread. */
+  /** How long the trading thread was held to take it. */
   readonly blockedMs: number;
   readonly bytes: number;
-  /** From the picture to the committed row. */
+  /** From the request to the committed row. */
   readonly totalMs: number;
+  /** Events the worker folded to bring its shadow state to seq. */
+  readonly folded: number;
 }
 
+const WORKER_URL = new URL('./snapshot-worker.ts', import.meta.url);
+
 export class Snapshotter {
-  private readonly pool: pg.Pool;
+  private readonly databaseUrl: string;
   private readonly every: number;
   private readonly logger: Logger;
   private readonly durable: (seq: number) => Promise<void>;
@@ -27,10 +31,13 @@ export class Snapshotter {
   private lastSeq = 0;
   private pending: Promise<void> | null = null;
   private closed = false;
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly replies = new Map<number, { resolve: (r: SnapshotReply) => void; reject: (e: Error) => void }>();
   last: SnapshotFigures | null = null;
 
-  constructor(pool: pg.Pool, every: number, logger: Logger, durable: (seq: number) => Promise<void>) {
-    this.pool = pool;
+  constructor(databaseUrl: string, every: number, logger: Logger, durable: (seq: number) => Promise<void>) {
+    this.databaseUrl = databaseUrl;
     this.every = every;
     this.logger = logger;
     this.durable = durable;
@@ -52,7 +59,7 @@ export class Snapshotter {
       .finally(() => (this.pending = null));
   }
 
-  /** Takes and writes a snapshot now (operators' tooling and tests); resolves once it is stored. */
+  /** Takes and writes a snapshot of the state as it is now; resolves once it is stored. */
   async snapshotNow(): Promise<SnapshotFigures> {
     while (this.pending !== null) await this.pending;
     const run = this.take();
@@ -62,26 +69,57 @@ export class Snapshotter {
     return this.last;
   }
 
+  private ensureWorker(): Worker {
+    if (this.worker !== null) return this.worker;
+    const worker = new Worker(WORKER_URL, { workerData: { databaseUrl: this.databaseUrl } satisfies SnapshotWorkerData });
+    worker.on('message', (reply: SnapshotReply) => {
+      const waiter = this.replies.get(reply.id);
+      this.replies.delete(reply.id);
+      waiter?.resolve(reply);
+    });
+    const gone = (err: Error) => {
+      if (this.worker === worker) this.worker = null;
+      for (const waiter of this.replies.values()) waiter.reject(err);
+      this.replies.clear();
+    };
+    worker.on('error', gone);
+    worker.on('exit', (code) => gone(new Error(`snapshot worker exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+
   private async take(): Promise<void> {
     const state = this.state;
     if (state === null || this.closed) return;
+    // All the trading thread does: read the head between two commands.
     const started = performance.now();
-    const snapshot = takeSnapshot(state);
-    const json = JSON.stringify(snapshot);
+    const seq = state.seq;
     const blockedMs = performance.now() - started;
-    this.lastSeq = snapshot.seq;
-    const bytes = Buffer.from(json, 'utf8');
-    // WebCrypto digests on the thread pool, not on the trading thread.
-    const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
-    await this.durable(snapshot.seq);
-    await writeSnapshot(this.pool, { seq: snapshot.seq, time: snapshot.time, json, sha256, blockedMs });
-    this.last = { seq: snapshot.seq, blockedMs, bytes: bytes.length, totalMs: performance.now() - started };
-    this.logger.info({ seq: snapshot.seq, blocked_ms: Math.round(blockedMs * 10) / 10, bytes: bytes.length, total_ms: Math.round(this.last.totalMs) }, 'snapshot written');
+    this.lastSeq = seq;
+    if (seq === 0) return;
+    await this.durable(seq);
+    const id = this.nextId++;
+    const worker = this.ensureWorker();
+    const reply = await new Promise<SnapshotReply>((resolve, reject) => {
+      this.replies.set(id, { resolve, reject });
+      worker.postMessage({ id, seq, blockedMs } satisfies SnapshotRequest);
+    });
+    if (!reply.ok) throw new Error(reply.error);
+    this.last = { seq: reply.seq, blockedMs, bytes: reply.bytes, totalMs: performance.now() - started, folded: reply.folded };
+    this.logger.info({ seq: reply.seq, blocked_ms: Math.round(blockedMs * 1000) / 1000, bytes: reply.bytes, folded: reply.folded, total_ms: Math.round(this.last.totalMs) }, 'snapshot written');
   }
 
   /** Waits for a snapshot being written; none start after this. */
   async close(): Promise<void> {
     this.closed = true;
     await this.pending;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker !== null) {
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage('close');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      await worker.terminate();
+    }
   }
 }

@@ -1,0 +1,104 @@
+// The snapshot worker thread: keeps a shadow of the exchange's state by folding the committed log out
+// of PostgreSQL (verifying the chain as it goes), and on request brings it up to the requested seq,
+// serializes it (takeSnapshot, JSON, SHA-256) and writes the snapshot row. The trading thread never
+// copies or serializes anything for a snapshot: it only names the seq (see snapshotter.ts).
+//
+// The shadow costs a second copy of the state in memory and the CPU of folding each event a second
+// time, on another core; in exchange a snapshot stalls trading by microseconds whatever the size of
+// the state, and snapshot + tail = full fold holds by construction (the same fold of the same log).
+import { createHash } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import pg from 'pg';
+import { Exchange } from '../../../commands/exchange.ts';
+import { GENESIS_HASH, sha256Hex } from '../../../events/hash.ts';
+import { restoreSnapshot, takeSnapshot } from '../../../projections/snapshot.ts';
+import { createLogger } from '../../logger.ts';
+import { clientConfig, errorText } from './connection.ts';
+import { streamStoredEvents } from './event-stream.ts';
+import { loadNewestSnapshot, writeSnapshot } from './snapshot-store.ts';
+
+export interface SnapshotWorkerData {
+  readonly databaseUrl: string;
+}
+
+export interface SnapshotRequest {
+  readonly id: number;
+  readonly seq: number;
+  /** How long the trading thread was held to ask for it. */
+  readonly blockedMs: number;
+}
+
+export type SnapshotReply =
+  | { readonly id: number; readonly ok: true; readonly seq: number; readonly bytes: number; readonly folded: number; readonly workerMs: number }
+  | { readonly id: number; readonly ok: false; readonly error: string };
+
+if (parentPort === null) throw new Error('snapshot-worker: not started as a worker thread');
+const port = parentPort;
+const data = workerData as SnapshotWorkerData;
+const pool = new pg.Pool({ ...clientConfig(data.databaseUrl, 'exchange-snapshotter'), max: 1, idleTimeoutMillis: 10_000 });
+pool.on('error', () => {});
+
+let shadow: Exchange | null = null;
+let head = 0;
+let headHash = GENESIS_HASH;
+
+/** A fresh shadow from the newest usable snapshot at or before seq (or the start of the log). */
+async function start(seq: number): Promise<void> {
+  const exchange = new Exchange({ deltaRing: 0 });
+  const loaded = await loadNewestSnapshot(pool, createLogger('silent'));
+  if (loaded !== null && loaded.snapshot.seq <= seq) {
+    restoreSnapshot(exchange.state, loaded.snapshot);
+    head = loaded.snapshot.seq;
+    headHash = loaded.chainHash;
+  } else {
+    head = 0;
+    headHash = GENESIS_HASH;
+  }
+  shadow = exchange;
+}
+
+async function foldTo(seq: number): Promise<number> {
+  if (shadow === null || seq < head) await start(seq);
+  const exchange = shadow as Exchange;
+  let folded = 0;
+  for await (const stored of streamStoredEvents(pool, head, seq)) {
+    if (stored.event.seq !== head + 1) throw new Error(`the event log has a gap: seq ${head + 1} is missing`);
+    const hash = sha256Hex(headHash + stored.text);
+    if (hash !== stored.hash) throw new Error(`the event log's hash chain is broken at seq ${stored.event.seq}`);
+    exchange.fold(stored.event);
+    head = stored.event.seq;
+    headHash = hash;
+    folded++;
+  }
+  if (head !== seq) throw new Error(`seq ${seq} is not in the events table (the log ends at ${head})`);
+  return folded;
+}
+
+async function snapshot(request: SnapshotRequest): Promise<SnapshotReply> {
+  const started = performance.now();
+  try {
+    const folded = await foldTo(request.seq);
+    const state = (shadow as Exchange).state;
+    const json = JSON.stringify(takeSnapshot(state));
+    const sha256 = createHash('sha256').update(json, 'utf8').digest('hex');
+    await writeSnapshot(pool, { seq: state.seq, time: state.time, json, sha256, blockedMs: request.blockedMs });
+    return { id: request.id, ok: true, seq: state.seq, bytes: Buffer.byteLength(json, 'utf8'), folded, workerMs: performance.now() - started };
+  } catch (err) {
+    // A shadow that failed half way is not trusted again: the next request starts afresh.
+    shadow = null;
+    return { id: request.id, ok: false, error: errorText(err) };
+  }
+}
+
+// One request at a time, in order.
+let queue = Promise.resolve();
+port.on('message', (message: SnapshotRequest | 'close') => {
+  if (message === 'close') {
+    queue = queue.then(async () => {
+      await pool.end();
+      port.close();
+    });
+    return;
+  }
+  queue = queue.then(async () => port.postMessage(await snapshot(message)));
+});

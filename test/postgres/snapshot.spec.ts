@@ -1,0 +1,80 @@
+// Snapshots built off the trading thread (snapshot-worker.ts): a snapshot asked for while commands
+// keep arriving holds exactly the state at its seq, and snapshot + tail is the full fold.
+import { expect } from 'chai';
+import pg from 'pg';
+import { Exchange } from '../../src/commands/exchange.ts';
+import { restoreSnapshot } from '../../src/projections/snapshot.ts';
+import { stateHash } from '../../src/projections/state-hash.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { loadNewestSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
+import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
+import { openInstance } from './support/harness.ts';
+import { RandomSession, runConcurrently, runSession } from './support/random-session.ts';
+
+describe('PostgreSQL snapshots off the trading thread', function () {
+  this.timeout(60_000);
+  let url: string;
+
+  before(async function () {
+    await requirePostgres(this);
+    url = await createDatabase('exchange_snapshot');
+  });
+  after(async () => {
+    if (url !== undefined) await dropDatabase(url);
+  });
+
+  it('a snapshot taken while orders keep arriving restores to exactly the state at its seq', async () => {
+    const live = await openInstance(url, { SNAPSHOT_EVERY_EVENTS: '0' });
+    let liveHash: string;
+    let seq: number;
+    try {
+      await runSession(live.service, new RandomSession(live.exchange.state, 51), 1500);
+      // The state at the moment of asking; commands go on while the worker builds and writes it.
+      const expected = stateHash(live.exchange.state);
+      seq = live.exchange.seq;
+      const [figures] = await Promise.all([live.persistence.snapshotter.snapshotNow(), runConcurrently(live.service, new RandomSession(live.exchange.state, 52), 800)]);
+      expect(figures.seq).to.equal(seq);
+      expect(live.exchange.seq).to.be.greaterThan(seq);
+
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        const loaded = await loadNewestSnapshot(pool, createLogger('silent'));
+        expect(loaded?.snapshot.seq).to.equal(seq);
+        const restored = new Exchange();
+        restoreSnapshot(restored.state, (loaded as NonNullable<typeof loaded>).snapshot);
+        expect(stateHash(restored.state)).to.equal(expected);
+      } finally {
+        await pool.end();
+      }
+
+      // A second one folds only the events since the first into the worker's shadow state.
+      await runSession(live.service, new RandomSession(live.exchange.state, 53), 300);
+      await live.persistence.durable(live.exchange.seq);
+      const second = await live.persistence.snapshotter.snapshotNow();
+      expect(second.seq).to.equal(live.exchange.seq);
+      expect(second.folded).to.equal(second.seq - seq);
+      liveHash = stateHash(live.exchange.state);
+    } finally {
+      await live.close();
+    }
+    // Snapshot + tail (here none) is the live state; so is the full fold.
+    const restarted = await openInstance(url);
+    try {
+      expect(restarted.persistence.recovery?.snapshotSeq).to.equal(restarted.exchange.seq);
+      expect(stateHash(restarted.exchange.state)).to.equal(liveHash);
+      await runSession(restarted.service, new RandomSession(restarted.exchange.state, 54), 200);
+      const third = await restarted.persistence.snapshotter.snapshotNow();
+      // A fresh worker starts from the newest snapshot, not from the start of the log.
+      expect(third.folded).to.equal(third.seq - (restarted.persistence.recovery?.snapshotSeq ?? 0));
+      liveHash = stateHash(restarted.exchange.state);
+    } finally {
+      await restarted.close();
+    }
+    const full = await openInstance(url, {}, { ignoreSnapshots: true });
+    try {
+      expect(stateHash(full.exchange.state)).to.equal(liveHash);
+    } finally {
+      await full.close();
+    }
+  });
+});
