@@ -28,7 +28,7 @@ async function replay(args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 async function scheduledEvents(url: string): Promise<{ entry: string; type: string; seq: number }[]> {
-  const rows = await sql<{ seq: string; type: string; entry: string }>(url, "select seq, type, data->>'schedule_entry' as entry from events where data ? 'schedule_entry' order by seq");
+  const rows = await sql<{ seq: string; type: string; entry: string }>(url, "select seq, type, data->>'schedule_entry' as entry from events_with_data where data ? 'schedule_entry' order by seq");
   return rows.map((r) => ({ entry: r.entry, type: r.type, seq: Number(r.seq) }));
 }
 
