@@ -96,8 +96,8 @@ describe('cluster: bad input ends the process with a clear error', function () {
       // A row appended by someone who is not the leader: its hash does not chain.
       await sql(
         url,
-        `insert into events (seq, type, time, data, hash, canonical)
-         select seq + 1, type, time, data, repeat('b', 64), replace(canonical, '"seq":' || seq || ',', '"seq":' || (seq + 1) || ',') from events where seq = $1`,
+        `insert into events (seq, type, time, hash, canonical)
+         select seq + 1, type, time, repeat('b', 64), replace(canonical, '"seq":' || seq || ',', '"seq":' || (seq + 1) || ',') from events where seq = $1`,
         [seq],
       );
       const code = await follower.exited;
