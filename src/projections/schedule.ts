@@ -7,9 +7,9 @@ export type ScheduleEntryStatus = 'pending' | 'ran' | 'failed';
 
 export interface ScheduleEntryView extends ScheduleEntryFact {
   readonly status: ScheduleEntryStatus;
-  /** The seq of the event that set it (pending) ... */
+  /** The seq of the ScheduleSet event that set it. */
   readonly scheduled_seq: number;
-  /** ... and of the event it produced, once done. */
+  /** The seq of the event it produced, once done (null while pending). */
   readonly seq: number | null;
   readonly ran_at: string | null;
   /** The refusal, when the action could not run: `code: message`. */

@@ -89,7 +89,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
     if (route.params !== undefined) request.params = route.params as z.ZodObject;
     if (route.query !== undefined) request.query = route.query as z.ZodObject;
     if (route.body !== undefined) {
-      request.body = { required: true, content: { 'application/json': { schema: bodySchema(route.body) } } };
+      // A body the route does without (the freeze's optional label) is not required.
+      request.body = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: bodySchema(route.body) } } };
       for (const type of route.bodyContentTypes ?? []) request.body.content[type] = { schema: { type: 'string' } };
     }
     const config: RouteConfig = {
