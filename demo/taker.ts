@@ -75,6 +75,8 @@ export class Taker {
     if (message.type === 'snapshot') book.loadSnapshot(message);
     else if (message.type === 'resync_required' || book.applyDelta(message) === 'gap') {
       book.invalidate();
+      // A market still followed gets no new snapshot on subscribe: leave it first.
+      this.socket.send({ op: 'unsubscribe', channel: 'l3', market: book.market });
       this.socket.send({ op: 'subscribe', channel: 'l3', market: book.market });
     }
   }

@@ -45,6 +45,7 @@ export const ERRORS = {
   admission_queue_full: { status: 503, message: 'too many of your commands are waiting for the engine; retry shortly' },
   too_many_auth_failures: { status: 429, message: 'too many failed admin authentication attempts from this address; retry later' },
   too_many_connections: { status: 429, message: 'too many WebSocket connections' },
+  connection_capacity_reached: { status: 503, message: 'the server holds its maximum of WebSocket connections; retry later' },
   snapshot_rate_limited: { status: 429, message: 'too many snapshots requested on this connection; retry shortly' },
   cors_origin_not_allowed: { status: 403, message: 'origin not allowed' },
   request_timeout: { status: 408, message: 'request not received in time' },

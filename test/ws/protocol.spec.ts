@@ -261,6 +261,12 @@ describe('ws protocol', () => {
     expect(watcher.untaken('delta')).to.deep.equal([]);
     const again = await ExchangeFixture.subscribe(watcher, 'ETH-USD');
     expect(again['sequence']).to.equal((eth['sequence'] as number) + 2);
+    // Issue 16: subscribing again to a market still followed sends no new snapshot (unsubscribe first
+    // for a fresh one; test/ws/subscription-limits.spec.ts).
+    watcher.send({ op: 'subscribe', channel: 'l3', market: 'BTC-USD' });
+    expect(await watcher.nextType('subscribed')).to.include({ market: 'BTC-USD', already_subscribed: true });
+    watcher.send({ op: 'unsubscribe', channel: 'l3', market: 'BTC-USD' });
+    await watcher.nextType('unsubscribed');
     const fresh = await ExchangeFixture.subscribe(watcher, 'BTC-USD');
     expect(fresh['sequence']).to.equal(fx.server.context.service.state.marketData.sequence('BTC-USD'));
   });

@@ -77,9 +77,12 @@ export class MarketFeed {
     this.socket.send({ op: 'subscribe', channel: 'l3', market: book.market });
   }
 
-  private resync(book: L3Book): void {
+  /** `followed`: the server still has the subscription (a gap seen here, not a resync_required). */
+  private resync(book: L3Book, followed = false): void {
     this.resyncs += 1;
     book.epoch = null;
+    // A market still followed gets no new snapshot on subscribe: leave it first.
+    if (followed) this.socket.send({ op: 'unsubscribe', channel: 'l3', market: book.market });
     this.subscribe(book, false);
     this.emit(book.market);
   }
@@ -103,7 +106,7 @@ export class MarketFeed {
         const book = this.books.get(message.market);
         if (book === undefined) return;
         const outcome = book.applyDelta(message, (trade) => this.record(book.market, trade));
-        if (outcome === 'gap') this.resync(book);
+        if (outcome === 'gap') this.resync(book, true);
         else if (outcome === 'applied') this.emit(book.market);
         return;
       }

@@ -131,3 +131,8 @@ export function rateLimitRejectFrame(op: TradingOp, requestId: string | null, me
   return text<'reject'>({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.ceil(retryAfterMs) });
 }
 
+/** Extension: a subscribe to an l3 market the connection already follows; no snapshot is sent again. */
+export function alreadySubscribedFrame(market: string, lastSequence: number, epoch: string): string {
+  return JSON.stringify({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch, already_subscribed: true });
+}
+

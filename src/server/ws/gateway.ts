@@ -6,6 +6,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
+import { ConnectionGate } from '../admission/connection-gate.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
 import type { Publication } from '../service.ts';
@@ -24,6 +25,7 @@ export class WsGateway {
   private readonly wss: WebSocketServer;
   private readonly registry: ConnectionRegistry;
   private readonly handler: MessageHandler;
+  private readonly gate: ConnectionGate;
   private readonly scheduler = new FlushScheduler();
   private readonly publications: RxSubscription;
   private readonly timer: NodeJS.Timeout;
@@ -33,11 +35,12 @@ export class WsGateway {
 
   constructor(context: ServerContext, http: Server, options: Partial<WsGatewayOptions> = {}) {
     this.context = context;
-    this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, ...options };
+    this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, maxSubscriptions: context.config.limits.ws_max_subscriptions, ...options };
+    this.gate = new ConnectionGate(context.config.limits);
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences());
-    this.handler = new MessageHandler(context, this.registry, this.options);
+    this.handler = new MessageHandler(context, this.registry, this.options, this.gate);
     this.publications = context.service.publications$.subscribe((p) => this.publish(p));
     this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
     this.timer.unref();
@@ -56,14 +59,29 @@ export class WsGateway {
       socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket));
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const refusal = this.gate.refuseUpgrade(address);
+    if (refusal !== null) {
+      this.context.logger.info({ address, code: refusal.code }, 'ws upgrade refused');
+      const body = JSON.stringify({ error: refusal.message });
+      const status = refusal.status === 429 ? '429 Too Many Requests' : '503 Service Unavailable';
+      socket.end(
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nx-error-code: ${refusal.code}\r\nRetry-After: 1\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, address));
   }
 
-  private accept(ws: WebSocket, socket: Duplex): void {
+  private accept(ws: WebSocket, socket: Duplex, address: string): void {
     const limits = { ...this.options, hardCap: hardCap(this.options.broadcastBuffer) };
     const connection = new Connection(this.nextId++, ws, socket, limits, this.scheduler, this.handler);
     this.registry.add(connection);
+    this.gate.opened(connection, address);
+    const idle = this.idleCheck(connection);
     ws.on('close', () => {
+      clearTimeout(idle.timer);
+      this.gate.closed(connection);
       connection.markClosed();
       const last = this.registry.remove(connection);
       // Its trader's last cancel_on_disconnect connection is gone (a close frame, a dropped socket, or a
@@ -72,6 +90,30 @@ export class WsGateway {
     });
     ws.on('error', (err) => this.context.logger.debug({ err, connection: connection.id }, 'ws connection error'));
     connection.send(this.heartbeat(connection));
+  }
+
+  /**
+   * Every WS_IDLE_TIMEOUT_MS from its opening, a connection that is neither authenticated nor
+   * following any market is closed (1008): an anonymous socket holds a slot only to watch markets.
+   */
+  private idleCheck(connection: Connection): { timer: NodeJS.Timeout } {
+    const ms = this.context.config.limits.ws_idle_timeout_ms;
+    const holder = { timer: setTimeout(() => undefined, 0) };
+    const check = (): void => {
+      if (connection.isClosed) return;
+      if (connection.trader === null && connection.subscriptions.size === 0 && connection.tradeSubscriptions.size === 0) {
+        this.context.logger.debug({ connection: connection.id }, 'ws connection idle; closing');
+        connection.markClosed();
+        connection.ws.close(1008, `idle: authenticate or subscribe within ${ms} ms`);
+        return;
+      }
+      holder.timer = setTimeout(check, ms);
+      holder.timer.unref();
+    };
+    clearTimeout(holder.timer);
+    holder.timer = setTimeout(check, ms);
+    holder.timer.unref();
+    return holder;
   }
 
   private publish(p: Publication): void {

@@ -3,6 +3,8 @@
 // reply hook, which runs before the command's publications go out, so it precedes the events it caused.
 import { DuplicateSubmission, ERRORS, isDomainError, rateLimitText, type ErrorCode } from '../../commands/errors.ts';
 import { AbuseMeter } from '../admission/abuse-meter.ts';
+import type { ConnectionGate } from '../admission/connection-gate.ts';
+import { TokenBucket } from '../admission/token-bucket.ts';
 import { submitCommand } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
@@ -25,6 +27,7 @@ import {
   snapshotFrame,
   submitAckFrame,
   subscribedFrame,
+  alreadySubscribedFrame,
   tradesSubscribedFrame,
   unsubscribedFrame,
   type TradingOp,
@@ -41,9 +44,12 @@ export class MessageHandler implements IncomingHandler {
   private readonly registry: ConnectionRegistry;
   private readonly limits: MessageHandlerLimits;
   private readonly abuse = new WeakMap<Connection, AbuseMeter>();
+  private readonly snapshots = new WeakMap<Connection, TokenBucket>();
+  private readonly gate: ConnectionGate | null;
 
-  constructor(context: ServerContext, registry: ConnectionRegistry, limits: MessageHandlerLimits) {
+  constructor(context: ServerContext, registry: ConnectionRegistry, limits: MessageHandlerLimits, gate: ConnectionGate | null = null) {
     this.context = context;
+    this.gate = gate;
     this.registry = registry;
     this.limits = limits;
   }
@@ -119,9 +125,18 @@ export class MessageHandler implements IncomingHandler {
     const found = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
     // A disabled trader's key is refused like an unknown one, with its own code.
     const trader = found?.disabled === true ? undefined : found;
+    if (trader !== undefined && this.gate !== null && !this.gate.mayAuthenticate(connection, trader.trader_id)) {
+      // Like a failed attempt: the connection is left unauthenticated (and open, for market data).
+      this.registry.setTrader(connection, null);
+      this.gate.setTrader(connection, null);
+      const max = this.context.config.limits.ws_max_connections_per_trader;
+      connection.send(errorFrame('too_many_connections', `too many connections for this trader: at most ${max} authenticated at once; close one first`));
+      return;
+    }
     // A failed attempt leaves the connection unauthenticated rather than silently keeping an identity
     // the client just tried to replace.
     this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true);
+    this.gate?.setTrader(connection, trader?.trader_id ?? null);
     if (found?.disabled === true) connection.send(errorFrame('unauthenticated', 'trader is disabled'));
     else if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
     else connection.send(authenticatedFrame(trader.trader_id, trader.username));
@@ -134,7 +149,14 @@ export class MessageHandler implements IncomingHandler {
       connection.send(tradesSubscribedFrame(market));
       return;
     }
-    if (!connection.subscriptions.has(market) && connection.subscriptions.size >= this.limits.maxSubscriptions) {
+    const current = connection.subscriptions.get(market);
+    if (current !== undefined) {
+      // Already followed: the deltas keep coming, so no new snapshot (a client that wants a fresh one
+      // unsubscribes first). Repeated subscribes cost the server nothing now.
+      connection.send(alreadySubscribedFrame(market, current.last, this.context.epoch));
+      return;
+    }
+    if (connection.subscriptions.size >= this.limits.maxSubscriptions) {
       connection.send(errorFrame('invalid_message', `too many subscriptions: at most ${this.limits.maxSubscriptions} markets per connection`));
       return;
     }
@@ -153,6 +175,11 @@ export class MessageHandler implements IncomingHandler {
         for (const delta of replay) this.registry.deliver(connection, delta);
         return;
       }
+    }
+    if (!this.snapshotAllowed(connection)) {
+      const max = this.context.config.limits.ws_snapshots_per_second;
+      connection.send(errorFrame('snapshot_rate_limited', `too many snapshots: at most ${max} per second per connection; subscribe to ${market} again shortly`));
+      return;
     }
     const snapshot = feed.snapshot(market);
     this.registry.subscribe(connection, market, snapshot.sequence);
@@ -237,5 +264,17 @@ export class MessageHandler implements IncomingHandler {
     connection.markClosed();
     // A close reason is at most 123 bytes.
     connection.ws.close(1008, `rate limit: over ${limits.ws_abuse_multiple}x ${rate} ops/sec for ${limits.ws_abuse_seconds}s`);
+  }
+
+  /** WS_SNAPSHOTS_PER_SECOND per connection: a deep book's snapshot is the costliest frame there is. */
+  private snapshotAllowed(connection: Connection): boolean {
+    const rate = this.context.config.limits.ws_snapshots_per_second;
+    const now = performance.now();
+    let bucket = this.snapshots.get(connection);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(rate, rate, now);
+      this.snapshots.set(connection, bucket);
+    }
+    return bucket.take(now).allowed;
   }
 }
