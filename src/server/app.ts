@@ -74,7 +74,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     cluster = new ClusterNode({ config, logger, exchange, persistence, clock, onFatal: (err) => fatal(err) });
   }
   const durableAcks = config.storageBackend === 'postgres' && config.postgresDurableAcks;
-  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks } : { durableAcks, admission: cluster.leadership });
+  const queuePerTrader = config.limits.admission_queue_per_trader;
+  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader } : { durableAcks, queuePerTrader, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
   const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, ...(cluster === null ? {} : { cluster }) };
   const app = createHttpApp(context);

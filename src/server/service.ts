@@ -1,5 +1,7 @@
-// The service around the exchange: it admits commands one at a time in arrival order, stamps them
-// (time and new ids) at admission, waits for the persistence writer when its queue is full, and holds
+// The service around the exchange: it admits commands one at a time, stamps them (time and new ids) at
+// admission, and with capacity decides each in its caller's own tick (arrival order). While the
+// persistence writer's queue is full, commands wait in a fair queue (src/server/admission/fair-queue.ts:
+// operators first, then round robin across traders, bounded per trader). It holds
 // back everything a command publishes (market data, private events, operator messages) until the
 // command may be acknowledged, so a caller's reply always goes out before the events it caused.
 import { Subject } from 'rxjs';
@@ -12,6 +14,7 @@ import type { L3Delta } from '../projections/market-data.ts';
 import { MessagesProjection } from '../projections/messages.ts';
 import type { PrivateEvent } from '../projections/private-feed.ts';
 import type { AdminMessageView } from '../projections/views.ts';
+import { FairQueue } from './admission/fair-queue.ts';
 import type { AdmissionClock, Stamp } from './clock.ts';
 import type { Persistence } from './persistence/persistence.ts';
 
@@ -32,11 +35,18 @@ export interface ServiceOptions {
    * thrown instead of admitting. Absent: always admitting.
    */
   readonly admission?: AdmissionGate;
+  /** ADMISSION_QUEUE_PER_TRADER: a trader's commands waiting for the engine before admission_queue_full. */
+  readonly queuePerTrader?: number;
 }
 
 export interface AdmissionGate {
   /** null while this node admits commands, else the error to answer with. */
   refusal(): DomainError | null;
+}
+
+interface Waiter {
+  admit(): Promise<void>;
+  fail(err: unknown): void;
 }
 
 export class ExchangeService {
@@ -48,10 +58,12 @@ export class ExchangeService {
   private readonly durableAcks: boolean;
   private readonly admission: AdmissionGate | null;
   private outbox: Publication[] | null = null;
-  // Commands wait here, in arrival order, while the writer's queue is full.
-  private gate: Promise<void> = Promise.resolve();
+  // Commands wait here, taken fairly across traders (operators first), while the writer's queue is
+  // full or admission is held.
+  private readonly queue: FairQueue<Waiter>;
+  private pumping = false;
+  private held: Promise<void> | null = null;
   private closed = false;
-  private waiting = 0;
 
   constructor(exchange: Exchange, persistence: Persistence, clock: AdmissionClock, options: ServiceOptions) {
     this.exchange = exchange;
@@ -59,6 +71,7 @@ export class ExchangeService {
     this.clock = clock;
     this.durableAcks = options.durableAcks;
     this.admission = options.admission ?? null;
+    this.queue = new FairQueue<Waiter>(options.queuePerTrader ?? 1024);
     const state = exchange.state;
     state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
     state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
@@ -125,30 +138,74 @@ export class ExchangeService {
    * is applied, before any other command, and its result is what `reply` receives: with durable acks
    * the reply waits for the commit, and by then later commands may have changed the state.
    */
-  async execute<V = undefined>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
-    const wait = this.persistence.capacity();
-    if (wait !== null || this.waiting > 0) {
+  async execute<V = undefined>(
+    build: (stamp: Stamp) => Command,
+    reply?: (event: ExchangeEvent, view: V) => void,
+    view?: (event: ExchangeEvent) => V,
+    trader: string | null = null,
+  ): Promise<ExchangeEvent> {
+    if (this.queue.size === 0 && this.held === null) {
+      const wait = this.persistence.capacity();
+      if (wait === null) return this.admit(build, reply, view);
       // Capacity is asked again once this command's turn comes; this first answer is only a signal,
       // and its rejection (a stopped writer) must not go unhandled, which would end the process.
-      wait?.catch(() => {});
-      // Queue behind earlier waiters so commands are admitted in arrival order.
-      const previous = this.gate;
-      let release!: () => void;
-      this.gate = new Promise<void>((resolve) => (release = resolve));
-      this.waiting++;
-      try {
-        await previous;
-        let more = this.persistence.capacity();
-        while (more !== null) {
-          await more;
-          more = this.persistence.capacity();
-        }
-      } finally {
-        this.waiting--;
-        release();
-      }
+      wait.catch(() => {});
     }
-    return this.admit(build, reply, view);
+    return new Promise<ExchangeEvent>((resolve, reject) => {
+      const queued = this.queue.push(trader, { admit: () => this.admit(build, reply, view).then(resolve, reject), fail: reject });
+      if (!queued) {
+        reject(new DomainError('admission_queue_full', `too many of your commands are waiting for the engine (at most ${this.queue.perTrader}); retry shortly`));
+        return;
+      }
+      void this.pump();
+    });
+  }
+
+  /** Commands waiting for their turn. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  /**
+   * Holds admission: every command queues (as behind persistence backpressure) until the returned
+   * function is called. For tests and benchmarks of fair admission; an operator never needs it.
+   */
+  holdAdmission(): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.held = held;
+    return () => {
+      if (this.held === held) this.held = null;
+      release();
+    };
+  }
+
+  // Admits queued commands in the fair queue's order while there is capacity. admit() runs
+  // synchronously up to the exchange, so capacity is asked again for each command.
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.size > 0) {
+        if (this.held !== null) {
+          await this.held;
+          continue;
+        }
+        const wait = this.persistence.capacity();
+        if (wait !== null) {
+          try {
+            await wait;
+          } catch (err) {
+            // The writer stopped: the command whose turn it is gets the error, as every later one will.
+            this.queue.shift()?.fail(err);
+          }
+          continue;
+        }
+        void (this.queue.shift() as Waiter).admit();
+      }
+    } finally {
+      this.pumping = false;
+    }
   }
 
   // No await before the exchange runs: with free capacity a command is decided in the caller's own

@@ -19,6 +19,7 @@ import { marketDataRoutes } from './market-data-routes.ts';
 import { orderRoutes } from './order-routes.ts';
 import { AdminGuard, LockedOut, TraderAuthenticator } from './authenticate.ts';
 import { corsGate } from './cors.ts';
+import { setTraderLane } from '../admission/lanes.ts';
 import { officialLeaderboardRoute, operatorRoutes } from './operator-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
@@ -63,6 +64,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
     if (isDomainError(err)) {
       if (err.code === 'body_too_large') res.setHeader('connection', 'close');
       if (err instanceof LockedOut) res.setHeader('retry-after', String(err.retryAfterSeconds));
+      if (err.code === 'admission_queue_full') res.setHeader('retry-after', '1');
       if (err.code === 'overflow') logger.warn({ method: req.method, path: pathOf(req), message: err.message }, 'numeric overflow refused');
       sendError(res, err);
       return;
@@ -86,6 +88,7 @@ export function createHttpApp(context: ServerContext): HttpApp {
         let apiKey = null;
         if (route.access === 'trader') {
           ({ trader, apiKey } = traders.authenticate(req));
+          setTraderLane(res, trader.trader_id);
           if (route.rateLimited === true) {
             const decision = budgets.take(trader.trader_id);
             res.setHeader('x-ratelimit-limit', limitHeader);

@@ -8,6 +8,7 @@ import type { Command } from '../../commands/types.ts';
 import type { EventOf, EventType, ExchangeEvent } from '../../events/types.ts';
 import type { Stamp } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
+import { traderLaneOf } from '../admission/lanes.ts';
 import { REPLIED, type Replied } from './route.ts';
 import { sendError, sendJson } from './send.ts';
 
@@ -42,6 +43,7 @@ export async function runCommand(
         sendError(res, new DomainError('internal'));
       },
       capture,
+      traderLaneOf(res),
     );
   } catch (err) {
     if (!(err instanceof DuplicateSubmission)) throw err;

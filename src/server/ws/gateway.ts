@@ -141,7 +141,7 @@ export class WsGateway {
 
   private cancelOnDisconnect(traderId: string): void {
     this.context.service
-      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect' }))
+      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect' }), undefined, undefined, traderId)
       .then(
         (event) => this.context.logger.info({ trader_id: traderId, seq: event.seq, canceled: event.type === 'OrdersCanceled' ? event.data.orders.length : 0 }, 'orders canceled on disconnect'),
         (err: unknown) => this.context.logger.warn({ err, trader_id: traderId }, 'cancel on disconnect failed'),

@@ -229,6 +229,7 @@ export class MessageHandler implements IncomingHandler {
         // Built right after the command is applied: with durable acks the ack waits for the commit, and
         // by then later commands may have changed the state it shows.
         (event) => ackFrame(event, requestId),
+        trader.trader_id,
       )
       .then(
         () => undefined,
