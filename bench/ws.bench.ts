@@ -2,7 +2,10 @@
 //
 // 1. Order entry: acked submit_order/s over 10 and 100 connections against the real server, and the same
 //    client pattern against a plain `ws` echo server measured in the same run (the reference).
-// 2. Fan-out: 1,000 l3 subscribers and a paced order flow; deltas delivered/s and the time from the
+// 2. Fairness: 50 well-behaved traders at 10 orders/s each, their ack latency (p50/p99) without and
+//    with one trader flooding over 4 pipelined connections; the flooder's accepted rate against its
+//    budget (BENCH_FAIRNESS=0 skips it).
+// 3. Fan-out: 1,000 l3 subscribers and a paced order flow; deltas delivered/s and the time from the
 //    moment a command is sent to the moment each subscriber has its delta (p50/p99/max).
 //
 // The server (and the echo server) run on the main thread; load generators run in worker threads so
@@ -52,7 +55,26 @@ interface DriverJob {
   readonly perMarket: number;
 }
 
-type Job = EntryJob | SubscriberJob | DriverJob;
+interface PacedJob {
+  readonly role: 'paced';
+  readonly url: string;
+  readonly keys: readonly string[];
+  readonly market: string;
+  readonly perSecond: number;
+  readonly seconds: number;
+}
+
+interface FloodJob {
+  readonly role: 'flood';
+  readonly url: string;
+  readonly key: string;
+  readonly market: string;
+  readonly connections: number;
+  readonly window: number;
+  readonly seconds: number;
+}
+
+type Job = EntryJob | SubscriberJob | DriverJob | PacedJob | FloodJob;
 
 async function open(url: string): Promise<WebSocket> {
   const ws = new WebSocket(url, { skipUTF8Validation: true, perMessageDeflate: false });
@@ -61,6 +83,84 @@ async function open(url: string): Promise<WebSocket> {
 }
 
 // ---- workers -----------------------------------------------------------------------------------
+
+async function authenticated(url: string, key: string): Promise<WebSocket> {
+  const ws = await open(url);
+  ws.send(JSON.stringify({ op: 'authenticate', api_key: key }));
+  await new Promise<void>((resolve) => ws.once('message', () => ws.once('message', () => resolve()))); // heartbeat, authenticated
+  return ws;
+}
+
+/** Well-behaved traders: one connection each, `perSecond` orders a second each, evenly spaced; ack latency. */
+async function pacedWorker(job: PacedJob): Promise<{ latencies: Float64Array; acked: number; rejects: number }> {
+  const sockets = await Promise.all(job.keys.map((k) => authenticated(job.url, k)));
+  const latencies: number[] = [];
+  let rejects = 0;
+  const timers: NodeJS.Timeout[] = [];
+  sockets.forEach((ws, i) => {
+    const sent = new Map<string, number>();
+    let n = 0;
+    ws.on('message', (data) => {
+      const f = JSON.parse(String(data)) as { type?: string; request_id?: string };
+      if (f.type !== 'ack' && f.type !== 'reject') return;
+      const t = sent.get(f.request_id ?? '');
+      if (t === undefined) return;
+      sent.delete(f.request_id ?? '');
+      if (f.type === 'reject') rejects++;
+      else latencies.push(now() - t);
+    });
+    const send = (): void => {
+      n++;
+      const id = `p${n}`;
+      sent.set(id, now());
+      ws.send(JSON.stringify({ op: 'submit_order', request_id: id, market: job.market, side: n % 2 === 0 ? 'SELL' : 'BUY', price: 100, quantity: 1 }));
+    };
+    // Spread the traders' sends over the period so they do not all arrive in one burst.
+    const period = 1000 / job.perSecond;
+    timers.push(
+      setTimeout(() => {
+        send();
+        timers.push(setInterval(send, period));
+      }, (i * period) / sockets.length),
+    );
+  });
+  await sleep(job.seconds * 1000);
+  for (const t of timers) clearTimeout(t);
+  await sleep(200); // the last acks
+  for (const ws of sockets) ws.terminate();
+  return { latencies: Float64Array.from(latencies).sort(), acked: latencies.length, rejects };
+}
+
+/** One trader over several connections, each keeping `window` orders in flight, as fast as the server answers. */
+async function floodWorker(job: FloodJob): Promise<{ acked: number; rejects: number; seconds: number; closedAfter: number[] }> {
+  const sockets = await Promise.all(Array.from({ length: job.connections }, () => authenticated(job.url, job.key)));
+  let acked = 0;
+  let rejects = 0;
+  let running = true;
+  const started = now();
+  const closedAfter: number[] = [];
+  for (const ws of sockets) {
+    let n = 0;
+    const send = (): void => {
+      n++;
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ op: 'submit_order', request_id: `f${n}`, market: job.market, side: n % 2 === 0 ? 'SELL' : 'BUY', price: 100, quantity: 1 }));
+    };
+    ws.on('message', (data) => {
+      const f = JSON.parse(String(data)) as { type?: string };
+      if (f.type !== 'ack' && f.type !== 'reject') return;
+      if (f.type === 'reject') rejects++;
+      else acked++;
+      if (running) send();
+    });
+    ws.on('close', (code) => closedAfter.push(code === 1008 ? (now() - started) / 1000 : -code));
+    for (let w = 0; w < job.window; w++) send();
+  }
+  await sleep(job.seconds * 1000);
+  running = false;
+  const seconds = (now() - started) / 1000;
+  for (const ws of sockets) ws.terminate();
+  return { acked, rejects, seconds, closedAfter };
+}
 
 /** Each connection keeps `window` submit_order frames in flight and counts the replies to them. */
 async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: number; rejects: number }> {
@@ -244,6 +344,45 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
   );
 }
 
+/**
+ * Fairness: 50 well-behaved traders at 10 orders/s each, their ack latency alone and while one trader
+ * floods over 4 pipelined connections, on a server with the default budget (100/s per trader). The
+ * abuse close is raised out of the way so the flood lasts the whole run (the budget alone must hold
+ * it); a last run with every default shows when the flooder's connections are closed (1008).
+ */
+async function fairness(seconds: number): Promise<void> {
+  const env = { BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent' };
+  const server = await startServer(loadConfig({ ...env, WS_ABUSE_MULTIPLE: '1000000000' }), createLogger('silent'));
+  const rate = server.context.config.limits.per_user_requests_per_second;
+  const market = 'FAIR-USD';
+  const keys = await provision(server, 50, [market]);
+  const [flooderKey] = await provision(server, 1, ['FLOOD-USD']);
+  const window = Number(process.env['BENCH_FLOOD_WINDOW'] ?? 64);
+  const paced = (): Promise<{ latencies: Float64Array; acked: number; rejects: number }> => runWorker({ role: 'paced', url: server.wsUrl, keys, market, perSecond: 10, seconds });
+  const alone = await paced();
+  const floodJob: FloodJob = { role: 'flood', url: server.wsUrl, key: flooderKey as string, market, connections: 4, window, seconds: seconds + 1 };
+  const flood = runWorker<{ acked: number; rejects: number; seconds: number; closedAfter: number[] }>(floodJob);
+  await sleep(500);
+  const flooded = await paced();
+  const f = await flood;
+  await server.close();
+  const line = (label: string, r: { latencies: Float64Array; acked: number; rejects: number }): string =>
+    `${label}: ${r.acked} acks (${r.rejects} rejects), p50 ${quantile(r.latencies, 0.5).toFixed(2)} ms, p99 ${quantile(r.latencies, 0.99).toFixed(2)} ms`;
+  console.log(`fairness, 50 traders x 10 orders/s, ${seconds} s each, budget ${rate}/s per trader`);
+  console.log(`  ${line('without the flooder', alone)}`);
+  console.log(`  ${line('with the flooder   ', flooded)}`);
+  console.log(
+    `  p99 ratio ${(quantile(flooded.latencies, 0.99) / quantile(alone.latencies, 0.99)).toFixed(2)}x (goal <= 1.5x), p50 ratio ${(quantile(flooded.latencies, 0.5) / quantile(alone.latencies, 0.5)).toFixed(2)}x; ` +
+      `flooder (4 connections x ${window} in flight): ${(f.acked / f.seconds).toFixed(1)} accepted/s (budget ${rate}), ${(f.rejects / f.seconds).toFixed(0)} refused/s`,
+  );
+  // With every default, the flood is closed after WS_ABUSE_SECONDS.
+  const strict = await startServer(loadConfig(env), createLogger('silent'));
+  const [strictKey] = await provision(strict, 1, ['STRICT-USD']);
+  const s = await runWorker<{ acked: number; rejects: number; seconds: number; closedAfter: number[] }>({ ...floodJob, url: strict.wsUrl, key: strictKey as string, market: 'STRICT-USD', seconds: 6 });
+  await strict.close();
+  console.log(`  with the default WS_ABUSE_* settings the flooder's connections were closed (1008) after ${s.closedAfter.map((t) => (t < 0 ? `code ${-t}` : `${t.toFixed(2)} s`)).join(', ')}`);
+}
+
 async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
   // Order entry and fan-out measure throughput, not the per-trader budget (the fairness run does):
@@ -274,6 +413,8 @@ async function main(): Promise<void> {
   }
   await echo.close();
 
+  if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(Number(process.env['BENCH_FAIR_SECONDS'] ?? 5));
+
   const scenarios = (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:1:200,1000:1:2000').split(',');
   for (const [i, s] of scenarios.entries()) {
     const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
@@ -286,6 +427,15 @@ if (isMainThread) {
   await main();
 } else {
   const job = workerData as Job;
-  const result = job.role === 'entry' ? await entryWorker(job) : job.role === 'subscribers' ? await subscriberWorker(job) : await driverWorker(job);
+  const result =
+    job.role === 'entry'
+      ? await entryWorker(job)
+      : job.role === 'subscribers'
+        ? await subscriberWorker(job)
+        : job.role === 'paced'
+          ? await pacedWorker(job)
+          : job.role === 'flood'
+            ? await floodWorker(job)
+            : await driverWorker(job);
   parentPort?.postMessage({ result });
 }

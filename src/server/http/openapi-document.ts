@@ -25,7 +25,8 @@ export function routeErrors(route: AnyRoute): ErrorCode[] {
   if (route.params !== undefined) codes.push('invalid_request');
   if (route.access === 'trader') codes.push('missing_api_key', 'invalid_api_key', 'unauthenticated');
   if (route.rateLimited === true) codes.push('rate_limited');
-  if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token');
+  if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token', 'too_many_auth_failures');
+  if (route.access === 'trader' && route.method !== 'get') codes.push('admission_queue_full');
   if (route.method === 'post' || route.method === 'put' || route.method === 'patch') codes.push('invalid_request', 'body_too_large');
   if (route.method !== 'get') codes.push('service_unavailable');
   codes.push('internal');
