@@ -114,7 +114,7 @@ describe('ws + REST: one budget per trader', function () {
       for (let i = 0; i < 100 && c.ws.readyState === WebSocket.OPEN; i++) c.send(order(30));
       await sleep(100);
     }
-    expect(open, 'still open after 8 s of flooding').to.equal(false);
+    expect(open, `still open after 8 s of flooding; replies ${JSON.stringify(c.history.map((f) => f.type).reduce((m: Record<string, number>, t) => ({ ...m, [t]: (m[t] ?? 0) + 1 }), {}))}`).to.equal(false);
     const { code, reason } = await closed;
     expect(code).to.equal(1008);
     expect(reason).to.match(/^rate limit: over 3x 10 ops\/sec for 2s/);

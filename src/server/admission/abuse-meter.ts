@@ -3,7 +3,9 @@
 // refusal of the run (not from calendar seconds, so the run really lasts that long: at least
 // seconds - 1 full seconds before it can end). A client that misjudges its budget for a moment gets
 // `rate_limit_exceeded` rejects and keeps its connection; one that hammers on regardless is closed
-// (1008), so it cannot make the server parse and refuse without end.
+// (1008). Meanwhile, once an interval has its `threshold` refusals, the connection's further frames
+// wait for the next interval (`holdUntil`): its socket is paused and TCP slows the sender, so a flood
+// costs the server at most `threshold` refusals a second per connection instead of one per frame.
 
 export class AbuseMeter {
   private readonly threshold: number;
@@ -15,6 +17,11 @@ export class AbuseMeter {
   constructor(threshold: number, seconds: number) {
     this.threshold = threshold;
     this.seconds = seconds;
+  }
+
+  /** When the current interval has its `threshold` refusals: the time (ms) it ends; else 0. */
+  holdUntil(): number {
+    return this.count >= this.threshold ? this.start + (this.interval + 1) * 1000 : 0;
   }
 
   /** Records one refusal at time `t` (ms); true when the connection has now abused for long enough. */

@@ -214,10 +214,7 @@ export class MessageHandler implements IncomingHandler {
     }
     // The trader's one budget, shared with its REST requests and its other connections.
     const budget = this.context.budgets.take(trader.trader_id);
-    if (!budget.allowed) {
-      this.overBudget(connection, op, requestId, budget.retryAfterMs);
-      return undefined;
-    }
+    if (!budget.allowed) return this.overBudget(connection, op, requestId, budget.retryAfterMs);
     const remaining = budget.remaining;
     return this.context.service
       .execute<string | null>(
@@ -251,7 +248,7 @@ export class MessageHandler implements IncomingHandler {
    * A trading op past the trader's budget: rejected, nothing done. A connection refused at
    * WS_ABUSE_MULTIPLE times the budget in each of WS_ABUSE_SECONDS seconds running is closed (1008).
    */
-  private overBudget(connection: Connection, op: TradingOp, requestId: string | null, retryAfterMs: number): void {
+  private overBudget(connection: Connection, op: TradingOp, requestId: string | null, retryAfterMs: number): Promise<void> | undefined {
     const limits = this.context.config.limits;
     const rate = limits.per_user_requests_per_second;
     connection.send(rateLimitRejectFrame(op, requestId, rateLimitText(rate), retryAfterMs));
@@ -260,11 +257,22 @@ export class MessageHandler implements IncomingHandler {
       meter = new AbuseMeter(limits.ws_abuse_multiple * rate, limits.ws_abuse_seconds);
       this.abuse.set(connection, meter);
     }
-    if (!meter.refused(performance.now())) return;
+    const t = performance.now();
+    if (!meter.refused(t)) {
+      // Refused WS_ABUSE_MULTIPLE times its budget this second already: its next frames wait for the
+      // next second (the socket pauses once they pile up), so a flood costs a bounded amount of work.
+      const until = meter.holdUntil();
+      return until > t ? new Promise((resolve) => setTimeout(resolve, until - t)) : undefined;
+    }
     this.context.logger.warn({ connection: connection.id, trader_id: connection.trader?.trader_id, rate, seconds: limits.ws_abuse_seconds }, 'ws client kept sending far past its budget; closing');
     connection.markClosed();
     // A close reason is at most 123 bytes.
     connection.ws.close(1008, `rate limit: over ${limits.ws_abuse_multiple}x ${rate} ops/sec for ${limits.ws_abuse_seconds}s`);
+    // Its socket may be paused (its frames piled up): read on, so the peer's close reply is seen; a
+    // peer that does not answer the close is cut off.
+    connection.ws.resume();
+    setTimeout(() => connection.ws.terminate(), 2000).unref();
+    return undefined;
   }
 
   /** WS_SNAPSHOTS_PER_SECOND per connection: a deep book's snapshot is the costliest frame there is. */
