@@ -84,6 +84,18 @@ async function main(): Promise<void> {
   console.log(`from NDJSON:     ${rate(fromFile.exchange.seq, fileMs)} (read+parse reference ${rate(parsed, refMs)}, replay/reference ${(refMs / fileMs).toFixed(2)})${sameHash === null ? '' : `, state hash ${sameHash ? 'equals' : 'DIFFERS from'} the live run's`}`);
   rmSync(dir, { recursive: true, force: true });
 
+  // The floor of any replay on this machine: the main thread's own part alone (JSON.parse and fold of
+  // each event already in memory, no reading, no hashing, no validation). The pipeline moves the rest
+  // to worker threads, so replay/floor is how close it comes.
+  {
+    const texts = rows.map(({ event }) => canonicalJson(event));
+    const floorExchange = new Exchange({ deltaRing: 0 });
+    t = performance.now();
+    for (const text of texts) floorExchange.fold(JSON.parse(text) as ExchangeEvent);
+    const floorMs = performance.now() - t;
+    console.log(`main-thread floor (JSON.parse + fold only, in memory): ${rate(texts.length, floorMs)} (NDJSON replay/floor ${(floorMs / fileMs).toFixed(2)})`);
+  }
+
   // PostgreSQL: load the same rows into a fresh database, then replay from it.
   const admin = new pg.Client({ connectionString: BASE_URL });
   try {
