@@ -57,28 +57,9 @@ async function serveFull(): Promise<void> {
   const { createLogger } = await import('../src/server/logger.ts');
   const config = loadConfig({ ...process.env, BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: ADMIN_TOKEN, PER_USER_REQUESTS_PER_SECOND: '1000000', LOG_LEVEL: 'warn' });
   const logger = createLogger(config.logLevel);
-  try {
-    const { startServer } = await import('../src/server/app.ts');
-    const server = await startServer(config, logger);
-    process.stdout.write(`PORT ${server.port}\n`);
-  } catch (err) {
-    // While the WebSocket gateway is not in the tree, app.ts cannot load: measure the same HTTP stack
-    // (service, express app, in-memory log) composed here, without the gateway.
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    process.stderr.write(`note: ${(err as Error).message.split('\n')[0]}; serving the HTTP app without the WebSocket gateway\n`);
-    const { createServer: createHttpServer } = await import('node:http');
-    const { Exchange } = await import('../src/commands/exchange.ts');
-    const { AdmissionClock } = await import('../src/server/clock.ts');
-    const { createHttpApp } = await import('../src/server/http/app.ts');
-    const { InMemoryPersistence } = await import('../src/server/persistence/in-memory.ts');
-    const { ExchangeService } = await import('../src/server/service.ts');
-    const { TraderBudgets } = await import('../src/server/admission/token-bucket.ts');
-    const persistence = new InMemoryPersistence();
-    const clock = new AdmissionClock();
-    const service = new ExchangeService(new Exchange({ log: persistence.log }), persistence, clock, { durableAcks: false });
-    const http = createHttpServer(createHttpApp({ config, service, clock, logger, epoch: persistence.epoch, budgets: new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst) }));
-    http.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(http.address() as AddressInfo).port}\n`));
-  }
+  const { startServer } = await import('../src/server/app.ts');
+  const server = await startServer(config, logger);
+  process.stdout.write(`PORT ${server.port}\n`);
 }
 
 // ---- driver ----------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import type { ClusterNode } from './replication/cluster-node.ts';
 import { InMemoryPersistence } from './persistence/in-memory.ts';
 import type { Persistence } from './persistence/persistence.ts';
 import { ScheduleRunner } from './operations/schedule-runner.ts';
+import { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
+import { startMetricsListener, type MetricsListener } from './operations/metrics/metrics-listener.ts';
 import { ExchangeService } from './service.ts';
 import { WsGateway } from './ws/gateway.ts';
 
@@ -24,6 +26,8 @@ export interface RunningServer {
   readonly port: number;
   readonly context: ServerContext;
   readonly http: Server;
+  /** The METRICS_BIND_ADDR listener's URL (…/metrics), null when metrics are served on the main port only. */
+  readonly metricsUrl: string | null;
   /** Graceful: stop accepting, finish requests in flight, flush persistence. */
   close(): Promise<void>;
 }
@@ -75,9 +79,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
   const durableAcks = config.storageBackend === 'postgres' && config.postgresDurableAcks;
   const queuePerTrader = config.limits.admission_queue_per_trader;
-  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader } : { durableAcks, queuePerTrader, admission: cluster.leadership });
+  const metrics = new ExchangeMetrics();
+  persistence.observeFlushes?.((events, ms) => metrics.batchCommitted(events, ms));
+  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics } : { durableAcks, queuePerTrader, observer: metrics, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
-  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, ...(cluster === null ? {} : { cluster }) };
+  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, metrics, ...(cluster === null ? {} : { cluster }) };
   const app = createHttpApp(context);
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;
@@ -97,6 +103,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   http.on('clientError', answerClientError);
   const gateway = new WsGateway(context, http);
   const schedule = new ScheduleRunner(service, logger);
+  metrics.attach({ ws: () => gateway.figures(), persistence: () => persistence.status(), headSeq: () => exchange.seq });
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -108,15 +115,27 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (http.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, host: config.host, backend: persistence.backend }, 'exchange listening');
+  let metricsListener: MetricsListener | null = null;
+  if (config.metricsBind !== null) {
+    try {
+      metricsListener = await startMetricsListener(metrics, config.metricsBind.host, config.metricsBind.port, logger);
+    } catch (err) {
+      await gateway.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await persistence.close();
+      throw err;
+    }
+  }
+
   // Entries already due (the server was down when their time came) run now, in order.
   schedule.start();
-
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       schedule.stop();
       service.close();
       await cluster?.close();
+      await metricsListener?.close();
       await gateway.close();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -135,7 +154,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
   cluster?.start(service);
 
-  return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, close };
+  return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, metricsUrl: metricsListener?.url ?? null, close };
 }
 
 /**

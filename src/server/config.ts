@@ -45,6 +45,8 @@ export interface Config {
   readonly limits: Limits;
   /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
   readonly bulkProvisionBodyLimitBytes: number;
+  /** METRICS_BIND_ADDR: a listener of its own for GET /metrics, without authentication (null: none). */
+  readonly metricsBind: { readonly host: string; readonly port: number } | null;
 }
 
 /**
@@ -115,10 +117,10 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a boolean (true/false)`);
 }
 
-function bindAddress(raw: string): { host: string; port: number } {
+function bindAddress(raw: string, name = 'BIND_ADDR'): { host: string; port: number } {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(raw.trim());
   const port = m === null ? NaN : Number(m[2]);
-  if (m === null || !(port >= 0 && port <= 65535)) throw new ConfigError(`BIND_ADDR=${JSON.stringify(raw)} is not host:port`);
+  if (m === null || !(port >= 0 && port <= 65535)) throw new ConfigError(`${name}=${JSON.stringify(raw)} is not host:port`);
   const host = (m[1] as string).replace(/^\[|\]$/g, '');
   return { host, port };
 }
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevelFrom(env),
     limits: loadLimits(env),
     bulkProvisionBodyLimitBytes: integer(env, 'BULK_PROVISION_BODY_LIMIT_BYTES', 4 * 1024 * 1024, 64 * 1024),
+    metricsBind: env['METRICS_BIND_ADDR'] === undefined || env['METRICS_BIND_ADDR'].trim() === '' ? null : bindAddress(env['METRICS_BIND_ADDR'], 'METRICS_BIND_ADDR'),
     ...clusterSettings(env, backend),
   };
 }

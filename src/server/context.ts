@@ -3,6 +3,7 @@ import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { ClusterNode } from './replication/cluster-node.ts';
+import type { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
 import type { ExchangeService } from './service.ts';
 
 /** What the HTTP routes and the WebSocket gateway share. */
@@ -17,4 +18,6 @@ export interface ServerContext {
   readonly budgets: TraderBudgets;
   /** Cluster mode (ROLE set): this node's role, lag and admission. */
   readonly cluster?: ClusterNode;
+  /** The Prometheus series (GET /metrics). */
+  readonly metrics: ExchangeMetrics;
 }

@@ -5,7 +5,7 @@
 // back everything a command publishes (market data, private events, operator messages) until the
 // command may be acknowledged, so a caller's reply always goes out before the events it caused.
 import { Subject } from 'rxjs';
-import { DomainError } from '../commands/errors.ts';
+import { DomainError, isDomainError } from '../commands/errors.ts';
 import type { Exchange } from '../commands/exchange.ts';
 import type { Command } from '../commands/types.ts';
 import type { ExchangeEvent } from '../events/types.ts';
@@ -30,6 +30,8 @@ export type Publication =
 export interface ServiceOptions {
   /** Replies wait until the command's event is durable. */
   readonly durableAcks: boolean;
+  /** Told of every command decided, accepted or refused (the metrics). */
+  readonly observer?: CommandObserver;
   /**
    * Cluster mode: asked before each command; a refusal (a follower, a standby, a fenced leader) is
    * thrown instead of admitting. Absent: always admitting.
@@ -49,6 +51,13 @@ interface Waiter {
   fail(err: unknown): void;
 }
 
+export interface CommandObserver {
+  commandAccepted(type: Command['type']): void;
+  commandRefused(type: Command['type'], code: string): void;
+}
+
+const NO_OBSERVER: CommandObserver = { commandAccepted() {}, commandRefused() {} };
+
 export class ExchangeService {
   readonly exchange: Exchange;
   readonly persistence: Persistence;
@@ -57,6 +66,7 @@ export class ExchangeService {
   private readonly clock: AdmissionClock;
   private readonly durableAcks: boolean;
   private readonly admission: AdmissionGate | null;
+  private readonly observer: CommandObserver;
   private outbox: Publication[] | null = null;
   // Commands wait here, taken fairly across traders (operators first), while the writer's queue is
   // full or admission is held.
@@ -72,6 +82,7 @@ export class ExchangeService {
     this.durableAcks = options.durableAcks;
     this.admission = options.admission ?? null;
     this.queue = new FairQueue<Waiter>(options.queuePerTrader ?? 1024);
+    this.observer = options.observer ?? NO_OBSERVER;
     const state = exchange.state;
     state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
     state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
@@ -217,11 +228,17 @@ export class ExchangeService {
     const outbox: Publication[] = [];
     this.outbox = outbox;
     let event: ExchangeEvent;
+    let command: Command | null = null;
     try {
-      event = this.exchange.execute(build(this.clock.stamp()));
+      command = build(this.clock.stamp());
+      event = this.exchange.execute(command);
+    } catch (err) {
+      if (command !== null) this.observer.commandRefused(command.type, isDomainError(err) ? err.code : 'internal');
+      throw err;
     } finally {
       this.outbox = null;
     }
+    this.observer.commandAccepted(command.type);
     const seen = view === undefined ? (undefined as V) : view(event);
     if (this.durableAcks) {
       try {

@@ -3,6 +3,8 @@
 import { expect } from 'chai';
 import { ExchangeFixture, rid, type Trader } from './support/exchange-fixture.ts';
 import { sleep, type Frame, type WsTestClient } from './support/ws-test-client.ts';
+import { scrape, value } from '../support/metrics.ts';
+import { ADMIN_TOKEN } from '../support/server.ts';
 
 async function placeAndCancel(trader: WsTestClient, market: string, pairs: number, batch = 25): Promise<void> {
   for (let done = 0; done < pairs; done += batch) {
@@ -112,6 +114,8 @@ describe('ws resync', function () {
       const after = await bobElsewhere.request({ op: 'submit_order', request_id: rid(), market: 'BTC-USD', side: 'SELL', price: 50, quantity: 1 });
       slow.ws.resume();
       const resync = await slow.nextType('resync_required', 10_000);
+      // Operators see it too: /metrics counts the dropped subscription.
+      expect(value(await scrape(`${fx.server.url}/metrics`, ADMIN_TOKEN), 'exchange_ws_lagging_subscriptions_dropped_total')).to.equal(1);
       const got = slow.history.filter((f) => f.type === 'delta' && f['market'] === 'BTC-USD').map((f) => f['sequence'] as number);
       expect(got.length).to.be.above(0).and.below(2 * PAIRS);
       expect(got).to.deep.equal(Array.from({ length: got.length }, (_, i) => (slowSnap['sequence'] as number) + 1 + i));

@@ -22,10 +22,12 @@ import { corsGate } from './cors.ts';
 import { setTraderLane } from '../admission/lanes.ts';
 import { officialLeaderboardRoute, operatorRoutes } from './operator-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
+import { metricsRoute } from '../operations/metrics/metrics-route.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
 import { BODY_LIMIT_BYTES, ClientGone, readJsonBody } from './read-json-body.ts';
+import type { RouteSeries } from '../operations/metrics/exchange-metrics.ts';
 import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
 import { sendError, sendJson } from './send.ts';
 import { traderRoutes } from './trader-routes.ts';
@@ -37,7 +39,7 @@ type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown,
 
 /** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
 export function allRoutes(openApiJson: () => string): AnyRoute[] {
-  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, ...docsRoutes(openApiJson)];
+  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, metricsRoute, ...docsRoutes(openApiJson)];
 }
 
 function pathOf(req: IncomingMessage): string {
@@ -59,8 +61,9 @@ export function createHttpApp(context: ServerContext): HttpApp {
   const admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
   const traders = new TraderAuthenticator(context.service.state);
 
-  const fail = (err: unknown, req: IncomingMessage, res: ServerResponse): void => {
+  const fail = (err: unknown, req: IncomingMessage, res: ServerResponse, series: RouteSeries): void => {
     if (err instanceof ClientGone) return;
+    series.refused(isDomainError(err) ? err.code : 'internal');
     if (isDomainError(err)) {
       if (err.code === 'body_too_large') res.setHeader('connection', 'close');
       if (err instanceof LockedOut) res.setHeader('retry-after', String(err.retryAfterSeconds));
@@ -78,7 +81,9 @@ export function createHttpApp(context: ServerContext): HttpApp {
     const readsBody = route.method === 'post' || route.method === 'put' || route.method === 'patch' || route.method === 'delete';
     // Cluster mode: every route that changes state is the leader's alone (refused before anything else).
     const commands = route.method !== 'get';
+    const series = context.metrics.route(route.method, route.path);
     return async (req, res, rawParams, rawQuery) => {
+      const started = performance.now();
       try {
         if (commands) {
           const refused = context.service.refusal();
@@ -113,8 +118,9 @@ export function createHttpApp(context: ServerContext): HttpApp {
         const out: unknown = await route.handle(call);
         if (out !== REPLIED) sendJson(res, route.success.status, out);
       } catch (err) {
-        fail(err, req, res);
+        fail(err, req, res, series);
       }
+      series.latency.observeSince(started);
     };
   };
 
@@ -125,16 +131,20 @@ export function createHttpApp(context: ServerContext): HttpApp {
     if (!route.path.includes('{')) exact.set(`${route.method.toUpperCase()} ${route.path}`, handler);
   }
 
-  // Unknown path: 404; known path, other method: 405 with Allow.
+  // Unknown path: 404; known path, other method: 405 with Allow. Counted under one route label, so a
+  // scan of made-up URLs cannot grow the series.
+  const unmatched = context.metrics.route('any', '(unmatched)');
   const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: new RegExp(`^${r.path.replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i') }));
   app.use((req: Request, res: Response) => {
     const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
     if (allowed.length === 0) {
+      unmatched.refused('not_found');
       sendError(res, new DomainError('not_found', `no such route: ${req.method} ${req.path}`));
       return;
     }
     if (allowed.includes('GET')) allowed.push('HEAD');
     res.setHeader('allow', allowed.join(', '));
+    unmatched.refused('method_not_allowed');
     sendError(res, new DomainError('method_not_allowed', `method ${req.method} not allowed on ${req.path}; allowed: ${allowed.join(', ')}`));
   });
 
@@ -142,10 +152,11 @@ export function createHttpApp(context: ServerContext): HttpApp {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = typeof err === 'object' && err !== null && 'status' in err ? Number((err as { status: unknown }).status) : 500;
     if (status >= 400 && status < 500) {
+      unmatched.refused('invalid_request');
       sendError(res, new DomainError('invalid_request', `malformed request: ${err instanceof Error ? err.message : String(err)}`));
       return;
     }
-    fail(err, req, res);
+    fail(err, req, res, unmatched);
   });
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {

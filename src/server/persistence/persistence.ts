@@ -21,6 +21,8 @@ export interface PersistenceStatus {
   readonly durable_seq?: number;
 }
 
+export type FlushListener = (events: number, ms: number) => void;
+
 export interface Persistence {
   readonly backend: 'in_memory' | 'postgres';
   /**
@@ -44,6 +46,8 @@ export interface Persistence {
   recover(exchange: Exchange): Promise<void>;
   /** Events with seq > afterSeq, oldest first, streamed (for the admin export and replay). */
   readEvents(afterSeq: number): AsyncIterable<ExchangeEvent>;
+  /** Calls `listener` after every committed batch with its event count and write time (durable backends). */
+  observeFlushes?(listener: FlushListener): void;
   /** Flushes what is queued and stops the writer. */
   close(): Promise<void>;
 }

@@ -23,6 +23,8 @@ export class ConnectionRegistry {
   private readonly frames = new WeakMap<L3Delta, Buffer>();
   /** The last sequence published per market: what heartbeats report. */
   private readonly published = new Map<string, number>();
+  /** Subscriptions dropped because their connection lagged (resync_required sent), since start. */
+  lagDrops = 0;
 
   constructor(initialSequences: Iterable<[string, number]>) {
     for (const [market, sequence] of initialSequences) this.published.set(market, sequence);
@@ -46,6 +48,19 @@ export class ConnectionRegistry {
     if (connection.trader !== null) this.unindex(this.byTrader, connection.trader.trader_id, connection);
     connection.trader = null;
     return last;
+  }
+
+  /** Subscriptions held by open connections. */
+  get subscriptionCount(): number {
+    let n = 0;
+    for (const set of this.byMarket.values()) n += set.size;
+    return n;
+  }
+
+  get authenticatedCount(): number {
+    let n = 0;
+    for (const set of this.byTrader.values()) n += set.size;
+    return n;
   }
 
   publishedSequence(market: string): number {
@@ -183,6 +198,7 @@ export class ConnectionRegistry {
       return;
     }
     this.unsubscribe(connection, delta.market);
+    this.lagDrops++;
     connection.send(l3ResyncFrame(delta.market, subscription.last + 1, delta.sequence));
   }
 

@@ -3,20 +3,25 @@
 // system call per frame.
 
 export interface Flushable {
-  flush(): void;
+  /** Hands queued frames to the socket; returns how many. */
+  flush(): number;
 }
 
 export class FlushScheduler {
   private dirty = new Set<Flushable>();
   private spare = new Set<Flushable>();
   private scheduled = false;
+  /** Frames handed to sockets since start (the metrics read it). */
+  framesSent = 0;
 
   private readonly run = (): void => {
     this.scheduled = false;
     const batch = this.dirty;
     this.dirty = this.spare;
     this.spare = batch;
-    for (const q of batch) q.flush();
+    let sent = 0;
+    for (const q of batch) sent += q.flush();
+    this.framesSent += sent;
     batch.clear();
   };
 

@@ -9,6 +9,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { ConnectionGate } from '../admission/connection-gate.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
+import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import type { Publication } from '../service.ts';
 import { Connection } from './connection.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
@@ -49,6 +50,17 @@ export class WsGateway {
 
   get connectionCount(): number {
     return this.registry.all.size;
+  }
+
+  /** What /metrics shows of the gateway, read at scrape time. */
+  figures(): WsFigures {
+    return {
+      connections: this.registry.all.size,
+      authenticated: this.registry.authenticatedCount,
+      subscriptions: this.registry.subscriptionCount,
+      framesSent: this.scheduler.framesSent,
+      lagDrops: this.registry.lagDrops,
+    };
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

@@ -63,18 +63,28 @@ export class MessageHandler implements IncomingHandler {
   handle(connection: Connection, incoming: Incoming): Promise<void> | undefined {
     switch (incoming.kind) {
       case 'binary':
+        this.context.metrics.wsRefused('(unparsed)', 'invalid_message');
         connection.send(errorFrame('invalid_message', 'binary frames are not supported; send JSON text frames'));
         return undefined;
       case 'too_large':
+        this.context.metrics.wsRefused('(unparsed)', 'invalid_message');
         connection.send(errorFrame('invalid_message', `frame of ${incoming.bytes} bytes exceeds the limit of ${this.limits.maxMessageBytes} bytes`));
         return undefined;
       case 'text': {
         const parsed = parseClientMessage(incoming.text);
         if (!parsed.ok) {
+          this.context.metrics.wsRefused('(unparsed)', parsed.code);
           connection.send(errorFrame(parsed.code, parsed.error, parsed.requestId));
           return undefined;
         }
-        return this.dispatch(connection, parsed.message);
+        const started = performance.now();
+        const latency = this.context.metrics.wsOp(parsed.message.op);
+        const pending = this.dispatch(connection, parsed.message);
+        if (pending === undefined) {
+          latency.observeSince(started);
+          return undefined;
+        }
+        return pending.then(() => latency.observeSince(started));
       }
     }
   }
@@ -137,9 +147,13 @@ export class MessageHandler implements IncomingHandler {
     // the client just tried to replace.
     this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true);
     this.gate?.setTrader(connection, trader?.trader_id ?? null);
-    if (found?.disabled === true) connection.send(errorFrame('unauthenticated', 'trader is disabled'));
-    else if (trader === undefined) connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
-    else connection.send(authenticatedFrame(trader.trader_id, trader.username));
+    if (found?.disabled === true) {
+      this.context.metrics.wsRefused('authenticate', 'unauthenticated');
+      connection.send(errorFrame('unauthenticated', 'trader is disabled'));
+    } else if (trader === undefined) {
+      this.context.metrics.wsRefused('authenticate', 'invalid_api_key');
+      connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
+    } else connection.send(authenticatedFrame(trader.trader_id, trader.username));
   }
 
   private subscribe(connection: Connection, message: ClientMessageOf<'subscribe'>): void {
@@ -157,6 +171,7 @@ export class MessageHandler implements IncomingHandler {
       return;
     }
     if (connection.subscriptions.size >= this.limits.maxSubscriptions) {
+      this.context.metrics.wsRefused('subscribe', 'invalid_message');
       connection.send(errorFrame('invalid_message', `too many subscriptions: at most ${this.limits.maxSubscriptions} markets per connection`));
       return;
     }
@@ -209,6 +224,7 @@ export class MessageHandler implements IncomingHandler {
     const requestId = rawRequestId ?? null;
     const trader = connection.trader;
     if (trader === null) {
+      this.context.metrics.wsRefused(op, 'unauthenticated');
       connection.send(rejectFrame(op, requestId, 'unauthenticated', ERRORS.unauthenticated.message));
       return undefined;
     }
@@ -239,6 +255,7 @@ export class MessageHandler implements IncomingHandler {
           }
           const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
           if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
+          this.context.metrics.wsRefused(op, code);
           connection.send(withRateLimitRemaining(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message), remaining));
         },
       );

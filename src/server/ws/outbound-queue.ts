@@ -78,12 +78,13 @@ export class OutboundQueue {
     this.scheduler.schedule(this);
   }
 
-  flush(): void {
+  flush(): number {
     if (this.ws.readyState !== WebSocket.OPEN) {
       this.clear();
-      return;
+      return 0;
     }
-    if (this.head === this.items.length) return;
+    if (this.head === this.items.length) return 0;
+    const from = this.head;
     this.socket.cork();
     try {
       while (this.head < this.items.length && this.ws.bufferedAmount < this.limits.socketHighWaterBytes) {
@@ -97,6 +98,7 @@ export class OutboundQueue {
     } finally {
       this.socket.uncork();
     }
+    const sent = this.head - from;
     if (this.head === this.items.length) {
       this.items = [];
       this.head = 0;
@@ -104,6 +106,7 @@ export class OutboundQueue {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
+    return sent;
   }
 
   /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */

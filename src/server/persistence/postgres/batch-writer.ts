@@ -7,7 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { DomainError } from '../../../commands/errors.ts';
 import type { ExchangeEvent } from '../../../events/types.ts';
 import type { Logger } from '../../logger.ts';
-import type { PersistenceMode } from '../persistence.ts';
+import type { FlushListener, PersistenceMode } from '../persistence.ts';
 import { errorText, sqlState } from './connection.ts';
 import { encodeEvent, EVENT_COLUMNS, type EncodedEvent } from './copy-text.ts';
 import { beginWithNotify } from './log-channel.ts';
@@ -72,6 +72,8 @@ export class BatchWriter {
   private durableHash: string;
   private enqueuedSeq: number;
 
+  /** Told of every committed batch: its events and how long writing it took (the metrics). */
+  onFlush: FlushListener | null = null;
   /** Batches whose commit reply was lost but which the database turned out to hold (see reconcile). */
   unacknowledgedCommitsFound = 0;
   private totalEnqueued = 0;
@@ -417,8 +419,10 @@ export class BatchWriter {
       return false;
     }
     clearTimeout(watchdog);
-    this.latency.record(performance.now() - started);
+    const ms = performance.now() - started;
+    this.latency.record(ms);
     this.totalFlushes++;
+    this.onFlush?.(batch.events.length - batch.done, ms);
     if (this.failing) this.logger.info({ durable_seq: batch.events[batch.events.length - 1]?.seq }, 'event log writer recovered');
     this.failing = false;
     this.markDurable(batch, batch.events.length);

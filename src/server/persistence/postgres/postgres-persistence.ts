@@ -8,7 +8,7 @@ import { GENESIS_HASH } from '../../../events/hash.ts';
 import type { ExchangeEvent } from '../../../events/types.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
-import type { Persistence, PersistenceStatus } from '../persistence.ts';
+import type { FlushListener, Persistence, PersistenceStatus } from '../persistence.ts';
 import { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
 import { clientConfig } from './connection.ts';
 import { streamStoredEvents } from './event-stream.ts';
@@ -71,6 +71,10 @@ export class PostgresPersistence implements Persistence {
       flush_latency_ms: f.latency,
       durable_seq: f.durableSeq,
     };
+  }
+
+  observeFlushes(listener: FlushListener): void {
+    this.writer.onFlush = listener;
   }
 
   capacity(): Promise<void> | null {
