@@ -2,7 +2,9 @@
 // orders from many traders, the per-trader limit raised for the run) against the full server, and in
 // the same run against a raw node:http server that parses the same JSON body and answers a fixed 201.
 // Each server runs in its own process; autocannon runs in this one. Prints orders/s, p50/p99 latency
-// and the ratio to the raw server. Never passes or fails on time.
+// and the ratio to the raw server. With BENCH_SCRAPE_ROUNDS=N it also measures the full server scraped
+// at GET /metrics every BENCH_SCRAPE_MS (1000) against fresh unscraped runs of the same run, and prints
+// that ratio (the /metrics goal: at most 2% lower). Never passes or fails on time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +37,8 @@ const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 3);
 const TRADERS = Number(process.env['BENCH_TRADERS'] ?? 200);
 const MARKETS = ['BTC-USD', 'ETH-USD', 'SOL-USD', 'XRP-USD'];
 const ADMIN_TOKEN = 'bench-admin-token';
+const SCRAPE_ROUNDS = Number(process.env['BENCH_SCRAPE_ROUNDS'] ?? 0);
+const SCRAPE_MS = Number(process.env['BENCH_SCRAPE_MS'] ?? 1000);
 const SAMPLE = JSON.stringify({ market: 'BTC-USD', side: 'BUY', price: 1000, quantity: 1 });
 
 // ---- child processes -------------------------------------------------------------------------------
@@ -106,6 +110,15 @@ async function main(): Promise<void> {
   const rawResult = await run('raw node:http', raw.url, [{ method: 'POST', path: '/api/v1/orders', headers: { 'content-type': 'application/json' }, body: SAMPLE }]);
   await stop(raw.child);
 
+  const first = await measureFull('full POST /orders', false);
+  const ratio = first.result.requests.average / rawResult.requests.average;
+  process.stdout.write(`events in the log after the run: ${first.events}\n`);
+  process.stdout.write(`ratio full/raw: ${(ratio * 100).toFixed(1)}% (target >= 40%), full p99 ${first.result.latency.p99} ms (target < 20 ms)\n`);
+  if (SCRAPE_ROUNDS > 0) await compareScraping(first.result);
+}
+
+/** One fresh server process: markets and traders provisioned, then the order load; optionally scraped. */
+async function measureFull(label: string, scraped: boolean): Promise<{ result: CannonResult; events: number; scrapes: number }> {
   const full = await start('serve-full');
   const keys: string[] = [];
   for (const m of MARKETS) {
@@ -133,13 +146,45 @@ async function main(): Promise<void> {
       },
     },
   ];
-  const fullResult = await run('full POST /orders', full.url, requests);
+  // The scraper: GET /metrics every SCRAPE_MS, as a Prometheus would, for the whole run (warm-up included).
+  let scrapes = 0;
+  let scraping = scraped;
+  const scraper = (async () => {
+    while (scraping) {
+      const res = await fetch(`${full.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+      await res.text();
+      scrapes++;
+      await new Promise((resolve) => setTimeout(resolve, SCRAPE_MS));
+    }
+  })();
+  const result = await run(label, full.url, requests);
+  scraping = false;
+  await scraper;
   const state = (await admin(full.url, 'GET', '/api/v1/admin/state')) as { persistence: { total_enqueued: number } };
   await stop(full.child);
+  return { result, events: state.persistence.total_enqueued, scrapes };
+}
 
-  const ratio = fullResult.requests.average / rawResult.requests.average;
-  process.stdout.write(`events in the log after the run: ${state.persistence.total_enqueued}\n`);
-  process.stdout.write(`ratio full/raw: ${(ratio * 100).toFixed(1)}% (target >= 40%), full p99 ${fullResult.latency.p99} ms (target < 20 ms)\n`);
+/**
+ * BENCH_SCRAPE_ROUNDS (default 0): the same load on fresh servers without and with a /metrics scraper,
+ * alternating which goes first, so drift of a shared machine falls on both sides alike.
+ */
+async function compareScraping(firstUnscraped: CannonResult): Promise<void> {
+  const without: number[] = [firstUnscraped.requests.average];
+  const withScraper: number[] = [];
+  for (let round = 0; round < SCRAPE_ROUNDS; round++) {
+    const order = round % 2 === 0 ? [true, false] : [false, true];
+    for (const scraped of order) {
+      if (!scraped && round === 0) continue;
+      const m = await measureFull(scraped ? `full, /metrics each ${SCRAPE_MS} ms` : 'full POST /orders', scraped);
+      (scraped ? withScraper : without).push(m.result.requests.average);
+      if (scraped) process.stdout.write(`  (${m.scrapes} scrapes during the run)\n`);
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const ratio = mean(withScraper) / mean(without);
+  process.stdout.write(`scraped/unscraped: ${(ratio * 100).toFixed(1)}% over ${withScraper.length} + ${without.length} runs (target >= 98%); without ${without.map((x) => x.toFixed(0)).join(', ')} req/s, with ${withScraper.map((x) => x.toFixed(0)).join(', ')} req/s\n`);
 }
 
 const mode = process.argv[2];

@@ -13,12 +13,13 @@ import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgre
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { SourceUnavailable } from './log-source.ts';
 import { prove } from './prove.ts';
+import { importLog, TargetNotEmpty } from './import.ts';
 import { rebuild } from './rebuild.ts';
 import { Progress } from './progress.ts';
 import { LogFault } from './verify.ts';
 import { rows, stateJson, toCsv, VIEWS, type View } from './views.ts';
 
-export const EXIT = { ok: 0, fault: 1, usage: 2, unavailable: 3 } as const;
+export const EXIT = { ok: 0, fault: 1, usage: 2, unavailable: 3, notEmpty: 4 } as const;
 
 const HELP = `replay: verify, audit and rebuild an exchange event log
 
@@ -31,6 +32,8 @@ commands
   export    write the log from PostgreSQL as NDJSON with its chain hashes (streamed, constant memory)
   prove     recompute official standings (POST /api/v1/admin/leaderboard/freeze) from the log up to their
             seq, with the chain hash there, and say whether they match what was recorded (exit 0 / 1)
+  import    restore an exported log (--file) into an EMPTY database (--pg or --database): the whole file is
+            verified first (every chain hash; every event applicable), then loaded in one transaction
 
 source (one of)
   --file PATH          an NDJSON log: an export of this tool, or GET /api/v1/admin/events
@@ -49,8 +52,10 @@ options for prove
 options for export
   --out PATH           write there instead of stdout
   --quiet              no progress line on stderr
+import takes both: --file PATH (the log) and --pg or --database URL (the empty target)
 
-exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq), 2 usage, 3 source unavailable`;
+exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq), 2 usage, 3 source unavailable,
+            4 import: the target database is not empty (or an exchange is running on it)`;
 
 class UsageError extends Error {}
 
@@ -91,10 +96,12 @@ function parse(argv: string[]): Options | 'help' {
   });
   if (values.help === true || positionals.length === 0) return 'help';
   const command = positionals[0] as string;
-  if (!['verify', 'audit', 'state', 'export', 'prove'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  if (!['verify', 'audit', 'state', 'export', 'prove', 'import'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
-  if ((values.file === undefined) === (database === undefined)) throw new UsageError('give exactly one source: --file PATH, --database URL or --pg');
+  if (command === 'import') {
+    if (values.file === undefined || database === undefined) throw new UsageError('import needs --file PATH (the exported log) and --pg or --database URL (the empty target)');
+  } else if ((values.file === undefined) === (database === undefined)) throw new UsageError('give exactly one source: --file PATH, --database URL or --pg');
   if (command === 'export' && database === undefined) throw new UsageError('export reads from PostgreSQL: --database URL or --pg');
   let untilSeq: number | undefined;
   if (values['until-seq'] !== undefined) {
@@ -199,6 +206,11 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (o.command === 'prove') return await proveStandings(o);
+    if (o.command === 'import') {
+      const imported = await importLog(o.file as string, o.database as string, { quiet: o.quiet });
+      process.stdout.write(`ok: imported ${imported.events} events into ${redactUrl(o.database as string)}, every chain hash verified; head hash ${imported.headHash}\n`);
+      return EXIT.ok;
+    }
     const { exchange, verifier } = await rebuild(o);
     const state = exchange.state;
     if (o.command === 'verify' || o.command === 'audit') {
@@ -221,6 +233,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof SourceUnavailable) {
       process.stderr.write(`replay: ${err.message}\n`);
       return EXIT.unavailable;
+    }
+    if (err instanceof TargetNotEmpty) {
+      process.stderr.write(`replay: ${err.message}\n`);
+      return EXIT.notEmpty;
     }
     throw err;
   }

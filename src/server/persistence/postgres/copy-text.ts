@@ -29,7 +29,10 @@ export interface EncodedEvent {
 
 // The canonical text is the only copy of the event's body the table keeps (migration 005): no second
 // serialization, and nothing for PostgreSQL to parse on the way in.
-function row(event: ExchangeEvent, text: string, hash: string): string {
+/** What a row needs of the event besides its text: the columns for querying. */
+type RowHead = { readonly seq: number; readonly type: string; readonly time: string };
+
+function row(event: RowHead, text: string, hash: string): string {
   return `${event.seq}\t${copyEscape(event.type)}\t${copyEscape(event.time)}\t${hash}\t${copyEscape(text)}\n`;
 }
 
@@ -39,6 +42,11 @@ export function encodeEvent(previousHash: string, event: ExchangeEvent): Encoded
   // chainHash's definition, H(previous ‖ canonical event), over the text already built.
   const hash = sha256Hex(previousHash + text);
   return { hash, row: row(event, text, hash) };
+}
+
+/** The COPY row of an event stored exactly as `text` (the characters its chain hash covers): restores. */
+export function encodeStoredRow(event: RowHead, text: string, hash: string): string {
+  return row(event, text, hash);
 }
 
 /** The COPY row of an event whose chain hash is already known (bulk loads, benchmarks). */
