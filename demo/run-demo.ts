@@ -1,16 +1,15 @@
-// `npm run demo`: the service in memory with a few markets and bot traders, so the dashboard at / shows
-// a live market within seconds. Bots are ordinary API clients (REST and WebSocket) driven by a seeded
-// random source: DEMO_SEED (default 42) gives the same decisions and price paths every run (the exact
-// interleaving still depends on timing). Ctrl-C stops the bots and the service cleanly.
+// `npm run demo`: the service in memory with a few markets and the house bots (bots/, the product's
+// `npm run bots`) trading on them, so the dashboard at / shows a live market within seconds. The bots
+// are ordinary API clients driven by one seed: DEMO_SEED (default 42) gives the same decisions and
+// price paths every run (the exact interleaving still depends on timing). Ctrl-C stops the bots
+// (their orders canceled) and the service cleanly.
+import { rest } from '../bots/api.ts';
+import { parseBotsConfig, type BotsConfigInput } from '../bots/config.ts';
+import { startBots } from '../bots/house-bots.ts';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 import { ConfigError, loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
-import { rest } from './demo-api.ts';
 import { DEMO_MARKETS } from './demo-market.ts';
-import { FairValue } from './fair-value.ts';
-import { MarketMaker } from './market-maker.ts';
-import { Prng } from './prng.ts';
-import { Taker } from './taker.ts';
 
 export interface DemoOptions {
   readonly env: Record<string, string | undefined>;
@@ -28,41 +27,35 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
+/** The demo's bots as a bots configuration: what `npm run bots` would run with the same file. */
+export function demoBotsConfig(seed: number, makers: number, takers: number): BotsConfigInput {
+  return {
+    seed,
+    markets: DEMO_MARKETS.map((m) => ({ market: m.market_id, fair_value: { volatility_ticks: m.volatility_ticks } })),
+    bots: [
+      ...Array.from({ length: makers }, (_, i) => ({ name: `maker-${i + 1}`, role: 'maker' as const })),
+      ...Array.from({ length: takers }, (_, i) => ({ name: `taker-${i + 1}`, role: 'taker' as const })),
+    ],
+  };
+}
+
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const env = { LOG_LEVEL: 'warn', ...options.env };
   const config = loadConfig(env);
   const server = await startServer(config, createLogger(config.logLevel));
   const baseUrl = server.url;
   const admin = { adminToken: config.adminToken };
-  const rng = new Prng(options.seed);
 
-  const fair = new Map<string, FairValue>();
   for (const m of DEMO_MARKETS) {
     const { volatility_ticks: _v, ...definition } = m;
     await rest(baseUrl, 'POST', '/api/v1/admin/markets', admin, { ...definition, enabled: true });
-    fair.set(m.market_id, new FairValue(m.reference_price, m.tick_size, m.volatility_ticks));
   }
-  const traders: { username: string; apiKey: string }[] = [];
-  const provision = async (username: string): Promise<string> => {
-    const { profile } = await rest<{ profile: { api_key: string } }>(baseUrl, 'POST', '/api/v1/admin/users', admin, { username });
-    traders.push({ username, apiKey: profile.api_key });
-    return profile.api_key;
-  };
-
-  const endpoints = { baseUrl, wsUrl: server.wsUrl };
-  const makers: MarketMaker[] = [];
-  for (let i = 1; i <= options.makers; i++) makers.push(new MarketMaker(`maker-${i}`, endpoints, await provision(`maker-${i}`), DEMO_MARKETS, fair, rng.fork()));
-  const takers: Taker[] = [];
-  for (let i = 1; i <= options.takers; i++) takers.push(new Taker(`taker-${i}`, endpoints, await provision(`taker-${i}`), DEMO_MARKETS, fair, rng.fork()));
+  const bots = await startBots({ baseUrl, adminToken: config.adminToken, config: parseBotsConfig(demoBotsConfig(options.seed, options.makers, options.takers), 'the demo') });
+  const traders: { username: string; apiKey: string }[] = bots.bots.map((b) => ({ username: b.name, apiKey: b.apiKey }));
   // A trader for the person at the keyboard: no bot uses this key.
-  await provision('you');
+  const { profile } = await rest<{ profile: { api_key: string } }>(baseUrl, 'POST', '/api/v1/admin/users', admin, { username: 'you' });
+  traders.push({ username: 'you', apiKey: profile.api_key });
 
-  const walk = rng.fork();
-  const fairTimer = setInterval(() => {
-    for (const f of fair.values()) f.step(walk);
-  }, 1_000);
-  makers.forEach((m, i) => setTimeout(() => m.start(1_000), 150 * i));
-  for (const t of takers) t.start();
   await rest(baseUrl, 'POST', '/api/v1/admin/messages', admin, { level: 'info', title: 'Welcome', body: 'This is the demo market: bots are quoting and trading. Sign in as "you" with the key printed in the terminal.' });
   // Now and then an operator broadcast, so a spectator who just arrived sees messages come in too.
   const announce = async (): Promise<void> => {
@@ -76,12 +69,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     server,
     adminToken: config.adminToken,
     traders,
-    rateLimited: () => [...makers, ...takers].reduce((sum, b) => sum + b.rateLimited, 0),
+    rateLimited: () => bots.rateLimited(),
     stop: () => {
       stopping ??= (async () => {
-        clearInterval(fairTimer);
         clearInterval(announceTimer);
-        for (const b of [...makers, ...takers]) b.stop();
+        await bots.stop();
         await server.close();
       })();
       return stopping;

@@ -1,9 +1,9 @@
-// The demo's bots are ordinary API clients: REST with fetch and the x-api-key header, WebSocket with
-// the platform's WebSocket and the documented frames (typed by the dashboard's own protocol module).
-// Nothing here reaches into the server's internals.
+// The bots are ordinary API clients: REST with fetch and the x-api-key header, WebSocket with the
+// platform's WebSocket and the documented frames (typed by the dashboard's own protocol module).
+// Nothing here reaches into the server's internals, so they run against any exchange.
 import { parseServerMessage, type ServerMessage } from '../web/src/server-messages.ts';
 
-export class DemoApiError extends Error {
+export class BotApiError extends Error {
   readonly status: number;
 
   constructor(status: number, message: string) {
@@ -31,20 +31,20 @@ export async function rest<T>(baseUrl: string, method: string, path: string, cre
     } catch {
       // keep the raw text
     }
-    throw new DemoApiError(res.status, message);
+    throw new BotApiError(res.status, message);
   }
   return JSON.parse(text) as T;
 }
 
 /** A WebSocket that reconnects and runs `onOpen` (authenticate, subscribe) on every connection. */
-export class DemoSocket {
+export class BotSocket {
   private ws: WebSocket | null = null;
   private closed = false;
   private readonly url: string;
-  private readonly onOpen: (socket: DemoSocket) => void;
+  private readonly onOpen: (socket: BotSocket) => void;
   private readonly onFrame: (message: ServerMessage) => void;
 
-  constructor(url: string, onOpen: (socket: DemoSocket) => void, onFrame: (message: ServerMessage) => void) {
+  constructor(url: string, onOpen: (socket: BotSocket) => void, onFrame: (message: ServerMessage) => void) {
     this.url = url;
     this.onOpen = onOpen;
     this.onFrame = onFrame;
@@ -57,9 +57,19 @@ export class DemoSocket {
     return true;
   }
 
-  close(): void {
+  /** Closes for good (no reconnect); resolves once the socket is closed, or after a second at most. */
+  close(): Promise<void> {
     this.closed = true;
-    this.ws?.close();
+    const ws = this.ws;
+    if (ws === null || ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1_000);
+      ws.addEventListener('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      ws.close();
+    });
   }
 
   private connect(): void {

@@ -1,4 +1,4 @@
-// The demo's seeded random source: the project's mulberry32 (replay/prng.ts) with the few draws the
+// The bots' seeded random source: the project's mulberry32 (replay/prng.ts) with the few draws the
 // bots need, so a run's decisions and price paths repeat for the same seed. Not for anything secret.
 import { prng } from '../replay/prng.ts';
 

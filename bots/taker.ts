@@ -1,16 +1,14 @@
 // A taking bot: watches the books over the WebSocket without authenticating (as a spectator may) and
 // trades over REST, crossing the spread when a quote strays from the fair value and now and then at
 // random. A remainder that would rest is cancelled at once. About two REST requests per action and at
-// most a few actions a second stay far under the 100/s limit; it stops adding to a side beyond ±600.
+// most a few actions a second stay far under the 100/s limit; it stops adding to a side beyond the
+// market's taker position limit. Sizes, pauses and the random-trade chance come from the market's
+// `taker` settings.
 import { L3Book } from '../web/src/l3-book.ts';
 import type { ServerMessage } from '../web/src/server-messages.ts';
-import { DemoApiError, DemoSocket, rest } from './demo-api.ts';
-import type { DemoMarket } from './demo-market.ts';
-import type { FairValue } from './fair-value.ts';
-import type { BotEndpoints } from './market-maker.ts';
+import { BotApiError, BotSocket, rest } from './api.ts';
+import type { BotEndpoints, BotMarket } from './market.ts';
 import type { Prng } from './prng.ts';
-
-const POSITION_SOFT_LIMIT = 600;
 
 interface SubmitReply {
   readonly order: { readonly id: string; readonly remaining: number };
@@ -22,28 +20,28 @@ export class Taker {
   readonly name: string;
   private readonly endpoints: BotEndpoints;
   private readonly apiKey: string;
-  private readonly markets: readonly DemoMarket[];
-  private readonly fair: ReadonlyMap<string, FairValue>;
+  private readonly markets: readonly BotMarket[];
   private readonly rng: Prng;
-  private readonly socket: DemoSocket;
+  private readonly socket: BotSocket;
   private readonly books = new Map<string, L3Book>();
   private readonly net = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private actions = 0;
+  private acting: Promise<void> = Promise.resolve();
   trades = 0;
+  orders = 0;
   /** 429 answers seen; the demo's own test expects none. */
   rateLimited = 0;
 
-  constructor(name: string, endpoints: BotEndpoints, apiKey: string, markets: readonly DemoMarket[], fair: ReadonlyMap<string, FairValue>, rng: Prng) {
+  constructor(name: string, endpoints: BotEndpoints, apiKey: string, markets: readonly BotMarket[], rng: Prng) {
     this.name = name;
     this.endpoints = endpoints;
     this.apiKey = apiKey;
     this.markets = markets;
-    this.fair = fair;
     this.rng = rng;
     for (const m of markets) this.books.set(m.market_id, new L3Book(m.market_id));
-    this.socket = new DemoSocket(
+    this.socket = new BotSocket(
       endpoints.wsUrl,
       (s) => {
         for (const m of markets) s.send({ op: 'subscribe', channel: 'l3', market: m.market_id });
@@ -55,17 +53,23 @@ export class Taker {
   start(): void {
     const next = (): void => {
       if (this.stopped) return;
+      // The pause is drawn from the settings of the market the next action picks.
+      const market = this.markets[this.rng.int(0, this.markets.length - 1)];
+      if (market === undefined) return;
+      const [lo, hi] = market.settings.taker.interval_ms;
       this.timer = setTimeout(() => {
-        void this.act().finally(next);
-      }, this.rng.int(250, 1200));
+        this.acting = this.act(market).finally(next);
+      }, this.rng.int(lo, hi));
     };
     next();
   }
 
-  stop(): void {
+  /** Stops trading; resolves once the action under way (and its cancel of a remainder) is done. */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
-    this.socket.close();
+    await this.acting;
+    await this.socket.close();
   }
 
   private onFrame(message: ServerMessage): void {
@@ -81,26 +85,26 @@ export class Taker {
     }
   }
 
-  private async act(): Promise<void> {
+  private async act(market: BotMarket): Promise<void> {
     this.actions += 1;
     if (this.actions % 10 === 1) await this.readPositions();
-    const market = this.markets[this.rng.int(0, this.markets.length - 1)];
-    if (market === undefined) return;
+    const p = market.settings.taker;
     const book = this.books.get(market.market_id);
-    const fair = this.fair.get(market.market_id);
-    if (book === undefined || !book.ready || fair === undefined) return;
+    const fair = market.fair;
+    if (book === undefined || !book.ready || this.stopped) return;
     const bid = book.bestBid();
     const ask = book.bestAsk();
     const net = this.net.get(market.market_id) ?? 0;
     let side: 'BUY' | 'SELL' | null = null;
     if (ask !== null && ask < fair.value) side = 'BUY';
     else if (bid !== null && bid > fair.value) side = 'SELL';
-    else if (this.rng.chance(0.35)) side = this.rng.chance(0.5) ? 'BUY' : 'SELL';
-    if (side === 'BUY' && (ask === null || net > POSITION_SOFT_LIMIT)) return;
-    if (side === 'SELL' && (bid === null || net < -POSITION_SOFT_LIMIT)) return;
+    else if (this.rng.chance(p.random_trade_probability)) side = this.rng.chance(0.5) ? 'BUY' : 'SELL';
+    if (side === 'BUY' && (ask === null || net > p.position_limit)) return;
+    if (side === 'SELL' && (bid === null || net < -p.position_limit)) return;
     if (side === null) return;
     const price = side === 'BUY' ? (ask as number) : (bid as number);
-    const quantity = this.rng.int(1, 8);
+    const quantity = Math.max(this.rng.int(p.size[0], p.size[1]), market.min_order_quantity);
+    this.orders += 1;
     try {
       const reply = await rest<SubmitReply>(this.endpoints.baseUrl, 'POST', '/api/v1/orders', { apiKey: this.apiKey }, { market: market.market_id, side, price, quantity });
       const filled = reply.fills.reduce((s, f) => s + f.quantity, 0);
@@ -109,7 +113,7 @@ export class Taker {
       if (reply.resting) await rest(this.endpoints.baseUrl, 'DELETE', `/api/v1/orders/${reply.order.id}`, { apiKey: this.apiKey });
     } catch (err) {
       // A refusal (market settled, trading stopped, limit reached) is part of the game: try again later.
-      if (err instanceof DemoApiError && err.status === 429) this.rateLimited += 1;
+      if (err instanceof BotApiError && err.status === 429) this.rateLimited += 1;
     }
   }
 
