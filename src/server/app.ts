@@ -103,7 +103,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   http.on('clientError', answerClientError);
   const gateway = new WsGateway(context, http);
   const schedule = new ScheduleRunner(service, logger);
-  metrics.attach({ ws: () => gateway.figures(), persistence: () => persistence.status(), headSeq: () => exchange.seq });
+  metrics.attach({ ws: () => gateway.figures(), persistence: () => persistence.status(), headSeq: () => exchange.seq, replication: () => cluster?.health() ?? null });
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

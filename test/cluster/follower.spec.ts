@@ -11,6 +11,7 @@ import { TcpProxy } from '../postgres/support/tcp-proxy.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
 import { WsTestClient, type Frame } from '../ws/support/ws-test-client.ts';
+import { scrape, value } from '../support/metrics.ts';
 import { ADMIN, health, nodeEnv, reachSeq, spawnNode, stateHash } from './support/cluster.ts';
 
 /** Every read a trader or operator makes, keyed by what was read. */
@@ -78,6 +79,13 @@ describe('cluster: followers', function () {
     const seq = await more(0);
     await reachSeq(follower.url, seq);
     expect(await stateHash(follower.url)).to.deep.equal(await stateHash(leader.url));
+    // /metrics shows each node's role and lag.
+    const followerMetrics = await scrape(`${follower.url}/metrics`, PROCESS_ADMIN_TOKEN);
+    expect(value(followerMetrics, 'exchange_cluster_role', { role: 'follower' })).to.equal(1);
+    expect(value(followerMetrics, 'exchange_cluster_role', { role: 'leader' })).to.equal(0);
+    expect(value(followerMetrics, 'exchange_replication_lag_events')).to.equal(0);
+    expect(value(followerMetrics, 'exchange_log_head_seq')).to.equal(seq);
+    expect(value(await scrape(`${leader.url}/metrics`, PROCESS_ADMIN_TOKEN), 'exchange_cluster_role', { role: 'leader' })).to.equal(1);
     expect(await reads(follower.url, session)).to.deep.equal(await reads(leader.url, session));
     const h = await health(follower.url);
     expect(h).to.deep.include({ role: 'follower', admitting: false });

@@ -81,6 +81,9 @@ describe('operations: Prometheus metrics', function () {
       exchange_persistence_batch_events: 'HISTOGRAM',
       exchange_persistence_commit_duration_seconds: 'HISTOGRAM',
       exchange_log_head_seq: 'GAUGE',
+      exchange_cluster_role: 'GAUGE',
+      exchange_replication_lag_events: 'GAUGE',
+      exchange_replication_lag_seconds: 'GAUGE',
       nodejs_eventloop_lag_p99_seconds: 'GAUGE',
       nodejs_eventloop_lag_seconds: 'GAUGE',
       process_cpu_seconds_total: 'COUNTER',
@@ -90,6 +93,9 @@ describe('operations: Prometheus metrics', function () {
     for (const [name, type] of Object.entries(expected)) expect(m.get(name)?.type, name).to.equal(type);
     expect(value(m, 'exchange_persistence_mode', { mode: 'ok' })).to.equal(1);
     expect(value(m, 'exchange_persistence_mode', { mode: 'stopped' })).to.equal(0);
+    // Not a cluster member (no ROLE): no role, and no lag.
+    expect(m.get('exchange_cluster_role')?.metrics).to.deep.equal([]);
+    expect(value(m, 'exchange_replication_lag_events')).to.equal(0);
   });
 
   it('moves after orders, a refusal and a WebSocket session; REST routes are labelled by their path template', async () => {

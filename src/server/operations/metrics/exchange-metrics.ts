@@ -24,12 +24,24 @@ export interface WsFigures {
   readonly lagDrops: number;
 }
 
+/** A cluster node's place and lag (src/server/replication/), read at scrape time. */
+export interface ReplicationFigures {
+  readonly role: 'leader' | 'follower' | 'standby';
+  readonly head_seq: number;
+  readonly lag_events: number;
+  readonly lag_ms: number;
+}
+
 /** What the rest of the server reports at scrape time. */
 export interface ScrapeSources {
   ws(): WsFigures;
   persistence(): PersistenceStatus;
   headSeq(): number;
+  /** null outside cluster mode (no ROLE): the replication series then have no samples. */
+  replication(): ReplicationFigures | null;
 }
+
+const ROLES: readonly ReplicationFigures['role'][] = ['leader', 'follower', 'standby'];
 
 /** One REST route: its latency and its refusals by code. */
 export class RouteSeries {
@@ -181,6 +193,25 @@ export class ExchangeMetrics {
     new Gauge({ name: 'exchange_persistence_durable_seq', help: 'Seq of the last event committed to PostgreSQL (the head seq when in memory).', registers: [r], collect: persistence((s) => s.durable_seq ?? s.total_enqueued) });
     counterFromTotal(r, 'exchange_persistence_flushes_total', 'Batches the PostgreSQL writer committed.', () => self.sources?.persistence().total_flushes ?? null);
     counterFromTotal(r, 'exchange_persistence_events_enqueued_total', 'Events handed to the persistence writer.', () => self.sources?.persistence().total_enqueued ?? null);
+    // A node outside cluster mode (no ROLE) has no role samples, and lags nothing (0).
+    const replication = (pick: (f: ReplicationFigures) => number) =>
+      function (this: Gauge) {
+        const f = self.sources?.replication() ?? null;
+        this.set(f === null ? 0 : pick(f));
+      };
+    new Gauge({
+      name: 'exchange_cluster_role',
+      help: 'Cluster mode: 1 for this node\'s role (leader, follower, standby), 0 for the others.',
+      labelNames: ['role'],
+      registers: [r],
+      collect(this: Gauge<'role'>) {
+        const f = self.sources?.replication() ?? null;
+        if (f === null) return;
+        for (const role of ROLES) this.set({ role }, role === f.role ? 1 : 0);
+      },
+    });
+    new Gauge({ name: 'exchange_replication_lag_events', help: 'Cluster mode: events the log holds that this node has not folded yet (0 on the leader and outside cluster mode).', registers: [r], collect: replication((f) => f.lag_events) });
+    new Gauge({ name: 'exchange_replication_lag_seconds', help: 'Cluster mode: how far behind the log this node\'s state is, in time (0 on the leader and outside cluster mode).', registers: [r], collect: replication((f) => f.lag_ms / 1000) });
     new Gauge({
       name: 'exchange_log_head_seq',
       help: 'Seq of the last event in the log (applied in memory); minus exchange_persistence_durable_seq it is what is not yet durable.',
