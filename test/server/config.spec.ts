@@ -53,8 +53,16 @@ describe('server: configuration from the environment', () => {
       [{ RUST_LOG: 'loud' }, /^RUST_LOG=/],
       [{ LOG_LEVEL: 'chatty' }, /^LOG_LEVEL=/],
       [{ ADMIN_API_TOKEN: '  ' }, /^ADMIN_API_TOKEN/],
+      [{ METRICS_BIND_ADDR: '9464' }, /^METRICS_BIND_ADDR=/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);
+  });
+
+  it('METRICS_BIND_ADDR: unset means no listener of its own; host:port is parsed as BIND_ADDR is', () => {
+    expect(loadConfig({}).metricsBind).to.equal(null);
+    expect(loadConfig({ METRICS_BIND_ADDR: ' ' }).metricsBind).to.equal(null);
+    expect(loadConfig({ METRICS_BIND_ADDR: '10.0.0.5:9464' }).metricsBind).to.deep.equal({ host: '10.0.0.5', port: 9464 });
+    expect(loadConfig({ METRICS_BIND_ADDR: '[::1]:9464' }).metricsBind).to.deep.equal({ host: '::1', port: 9464 });
   });
 
   it('reads RUST_LOG filters: the most verbose level named wins; LOG_LEVEL overrides', () => {
