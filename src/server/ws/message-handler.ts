@@ -268,6 +268,7 @@ export class MessageHandler implements IncomingHandler {
   private overBudget(connection: Connection, op: TradingOp, requestId: string | null, retryAfterMs: number): Promise<void> | undefined {
     const limits = this.context.config.limits;
     const rate = limits.per_user_requests_per_second;
+    this.context.metrics.wsRefused(op, 'rate_limited');
     connection.send(rateLimitRejectFrame(op, requestId, rateLimitText(rate), retryAfterMs));
     let meter = this.abuse.get(connection);
     if (meter === undefined) {
