@@ -65,6 +65,7 @@ describe('HTTP authentication', () => {
         'PUT /api/v1/admin/schedule',
         'GET /api/v1/admin/schedule',
         'POST /api/v1/admin/leaderboard/freeze',
+        'GET /metrics',
       ].sort(),
     );
     expect(ROUTES.filter((r) => r.path.startsWith('/api/v1/admin')).every((r) => r.access === 'admin')).to.equal(true);
