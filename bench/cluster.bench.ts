@@ -108,6 +108,7 @@ async function pacedOrders(base: string, keys: readonly string[], rate: number, 
   const conns: WebSocket[] = [];
   let acked = 0;
   let answered = 0;
+  const rejects = new Map<string, number>();
   for (const key of keys) {
     const ws = new WebSocket(base.replace('http', 'ws') + '/ws');
     await new Promise<void>((resolve, reject) => {
@@ -121,7 +122,11 @@ async function pacedOrders(base: string, keys: readonly string[], rate: number, 
         else if (text.startsWith('{"type":"ack"')) {
           acked++;
           answered++;
-        } else if (text.startsWith('{"type":"reject"')) answered++;
+        } else if (text.startsWith('{"type":"reject"')) {
+          answered++;
+          const code = /"code":"([a-z_]+)"/.exec(text)?.[1] ?? '?';
+          rejects.set(code, (rejects.get(code) ?? 0) + 1);
+        }
       });
       ws.send(JSON.stringify({ op: 'authenticate', api_key: key }));
     });
@@ -144,6 +149,7 @@ async function pacedOrders(base: string, keys: readonly string[], rate: number, 
   const deadline = now() + 10_000;
   while (answered < sent && now() < deadline) await sleep(5);
   for (const ws of conns) ws.terminate();
+  if (rejects.size > 0 || answered < sent) console.log(`   (refused: ${JSON.stringify(Object.fromEntries(rejects))}; unanswered after 10 s: ${sent - answered})`);
   return { sent, acked, ms: Math.max(sendMs, 1) };
 }
 
