@@ -89,6 +89,10 @@ describe('cluster: followers', function () {
     expect(await reads(follower.url, session)).to.deep.equal(await reads(leader.url, session));
     const h = await health(follower.url);
     expect(h).to.deep.include({ role: 'follower', admitting: false });
+    // Prometheus: the follower's own figures, with its replication lag.
+    const metrics = await fetch(`${follower.url}/metrics`, { headers: { authorization: `Bearer ${PROCESS_ADMIN_TOKEN}` } });
+    expect(metrics.status).to.equal(200);
+    expect(await metrics.text()).to.match(/^exchange_replication_lag_events 0$/m);
     expect(h.replication).to.deep.include({ seq, lag_events: 0 });
 
     // Live: the same frames on both, in the same order, while the session goes on.

@@ -64,6 +64,12 @@ export class ScheduleRunner {
           else this.logger.warn({ entry_id: next.entry_id, action: next.action.action, seq: event.seq, code: failed.code, message: failed.message }, 'scheduled action refused');
         } catch (err) {
           if (isDomainError(err) && err.code === 'service_unavailable') return;
+          // Cluster mode: only the leader runs the schedule; a follower or standby keeps checking, quietly,
+          // so that a standby promoted past an entry's time runs it (what the leader ran, it folds away).
+          if (isDomainError(err) && err.code === 'not_leader') {
+            retryIn = RETRY_MS;
+            break;
+          }
           // Not due by the admission clock yet (a hair behind the wall clock), or the writer is stopped.
           const notDue = isDomainError(err) && err.code === 'schedule_entry_not_due';
           if (!notDue) this.logger.error({ err, entry_id: next.entry_id }, 'running a scheduled action failed; retrying');
