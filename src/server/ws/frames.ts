@@ -133,6 +133,6 @@ export function rateLimitRejectFrame(op: TradingOp, requestId: string | null, me
 
 /** Extension: a subscribe to an l3 market the connection already follows; no snapshot is sent again. */
 export function alreadySubscribedFrame(market: string, lastSequence: number, epoch: string): string {
-  return JSON.stringify({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch, already_subscribed: true });
+  return text<'l3_subscribed'>({ type: 'subscribed', channel: 'l3', market, last_sequence: lastSequence, epoch, already_subscribed: true });
 }
 

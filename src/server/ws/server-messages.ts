@@ -56,6 +56,10 @@ export const L3SubscribedMessage = z.object({
   market: z.string(),
   last_sequence: Seq.meta({ description: 'the deltas after this sequence follow (no snapshot)' }),
   epoch: Epoch,
+  already_subscribed: z
+    .literal(true)
+    .optional()
+    .meta({ description: 'the connection already followed this market: no new snapshot is sent (unsubscribe first for a fresh one); last_sequence is the last delta queued to it' }),
 });
 
 export const TradesSubscribedMessage = z.object({ type: z.literal('subscribed'), channel: z.literal('trades'), market: z.string() });
@@ -184,8 +188,11 @@ export const SERVER_MESSAGES = {
   },
   l3_subscribed: {
     schema: L3SubscribedMessage,
-    summary: 'A resume with last_sequence was honoured: the missed deltas follow instead of a snapshot',
-    examples: [{ type: 'subscribed', channel: 'l3', market: 'BTC-USD', last_sequence: 40, epoch: 'e1c4d3a0' }],
+    summary: 'A resume with last_sequence was honoured (the missed deltas follow instead of a snapshot), or the market was already followed (already_subscribed)',
+    examples: [
+      { type: 'subscribed', channel: 'l3', market: 'BTC-USD', last_sequence: 40, epoch: 'e1c4d3a0' },
+      { type: 'subscribed', channel: 'l3', market: 'BTC-USD', last_sequence: 41, epoch: 'e1c4d3a0', already_subscribed: true },
+    ],
   },
   trades_subscribed: { schema: TradesSubscribedMessage, summary: 'Subscribed to the trades channel of a market', examples: [{ type: 'subscribed', channel: 'trades', market: 'BTC-USD' }] },
   unsubscribed: { schema: UnsubscribedMessage, summary: 'The subscription ended', examples: [{ type: 'unsubscribed', channel: 'l3', market: 'BTC-USD' }] },
