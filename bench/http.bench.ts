@@ -161,6 +161,20 @@ async function measureFull(label: string, scraped: boolean): Promise<{ result: C
   const result = await run(label, full.url, requests);
   scraping = false;
   await scraper;
+  if (scraped) {
+    // What one scrape costs the server, timed on the idle server after the run (the series of a server
+    // that took the whole load): an upper bound on the event-loop time a scrape takes from order entry.
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      const res = await fetch(`${full.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const text = await res.text();
+      times.push(performance.now() - t);
+      if (i === 0) process.stdout.write(`  /metrics: ${text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length} samples, ${text.length} bytes`);
+    }
+    times.sort((a, b) => a - b);
+    process.stdout.write(`; idle scrape round trip p50 ${(times[100] as number).toFixed(2)} ms, p99 ${(times[198] as number).toFixed(2)} ms\n`);
+  }
   const state = (await admin(full.url, 'GET', '/api/v1/admin/state')) as { persistence: { total_enqueued: number } };
   await stop(full.child);
   return { result, events: state.persistence.total_enqueued, scrapes };
