@@ -87,7 +87,8 @@ export const ERRORS = {
 
   // WebSocket protocol errors (sent as {type:"error"}).
   invalid_message: { status: 400, message: 'invalid message' },
-  unsupported_channel: { status: 400, message: 'only the l3 channel is supported' },
+  unsupported_channel: { status: 400, message: 'unsupported channel' },
+  standings_not_public: { status: 403, message: 'live standings are not public; the organizer has not enabled them' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

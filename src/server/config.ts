@@ -41,6 +41,10 @@ export interface Config {
   readonly followerPollIntervalMs: number;
   /** STANDBY_LOCK_POLL_MS: how often a standby tries to take the writer lock. */
   readonly standbyLockPollMs: number;
+  /** Conflated public channels (l2, ticker): at most one update per market per this many ms. */
+  readonly marketDataIntervalMs: number;
+  /** Live standings on the public `standings` channel; off by default. */
+  readonly publicStandings: boolean;
   /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
   readonly limits: Limits;
   /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
@@ -214,6 +218,8 @@ export function loadConfig(env: Env = process.env): Config {
     limits: loadLimits(env),
     bulkProvisionBodyLimitBytes: integer(env, 'BULK_PROVISION_BODY_LIMIT_BYTES', 4 * 1024 * 1024, 64 * 1024),
     metricsBind: env['METRICS_BIND_ADDR'] === undefined || env['METRICS_BIND_ADDR'].trim() === '' ? null : bindAddress(env['METRICS_BIND_ADDR'], 'METRICS_BIND_ADDR'),
+    marketDataIntervalMs: integer(env, 'MARKET_DATA_INTERVAL_MS', 100, 10, 60_000),
+    publicStandings: boolean(env, 'PUBLIC_STANDINGS', false),
     ...clusterSettings(env, backend),
   };
 }

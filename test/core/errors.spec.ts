@@ -24,7 +24,7 @@ const SPEC: Record<string, number> = {
   user_not_found: 404,
   body_too_large: 413,
 };
-const WS_ONLY = ['unauthenticated', 'invalid_message', 'unsupported_channel', 'invalid_api_key'];
+const WS_ONLY = ['unauthenticated', 'invalid_message', 'unsupported_channel', 'invalid_api_key', 'standings_not_public'];
 
 describe('errors: one registry with stable codes', () => {
   it('holds every code of the specification with its status', () => {
@@ -54,7 +54,6 @@ describe('errors: one registry with stable codes', () => {
     expect(positionLimitText('BTC-USD', 1005)).to.equal('projected net position for BTC-USD would be 1005; limit is +/-1000');
     expect(rateLimitText(100)).to.equal('per-user rate limit exceeded: max 100 ops/sec');
     expect(ERRORS.market_has_open_orders.message).to.equal('cannot delete market with open orders');
-    expect(ERRORS.unsupported_channel.message).to.equal('only the l3 channel is supported');
     expect(ERRORS.unauthenticated.message).to.equal('authenticate before trading');
     expect(ERRORS.rate_limited.message).to.equal(rateLimitText(100));
   });

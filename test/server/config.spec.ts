@@ -17,6 +17,8 @@ describe('server: configuration from the environment', () => {
       postgresWriteRetryBackoffMs: 250,
       postgresDurableAcks: false,
       logLevel: 'info',
+      marketDataIntervalMs: 100,
+      publicStandings: false,
     });
   });
 
@@ -35,7 +37,10 @@ describe('server: configuration from the environment', () => {
       POSTGRES_DURABLE_ACKS: 'true',
       SNAPSHOT_EVERY_EVENTS: '0',
       RUST_LOG: 'debug',
+      MARKET_DATA_INTERVAL_MS: '250',
+      PUBLIC_STANDINGS: 'true',
     });
+    expect(c).to.deep.include({ marketDataIntervalMs: 250, publicStandings: true });
     expect(c).to.deep.include({ host: '::1', port: 9000, adminToken: 's3cret', storageBackend: 'postgres', databaseUrl: 'postgres://u@h:1/d', wsBroadcastBuffer: 8, perUserRequestsPerSecond: 5 });
     expect(c).to.deep.include({ postgresWriteBatchSize: 64, postgresWriteFlushIntervalMs: 10, postgresWriteQueueCapacity: 100, postgresWriteRetryBackoffMs: 50, postgresDurableAcks: true, snapshotEveryEvents: 0, logLevel: 'debug' });
   });
@@ -54,6 +59,8 @@ describe('server: configuration from the environment', () => {
       [{ LOG_LEVEL: 'chatty' }, /^LOG_LEVEL=/],
       [{ ADMIN_API_TOKEN: '  ' }, /^ADMIN_API_TOKEN/],
       [{ METRICS_BIND_ADDR: '9464' }, /^METRICS_BIND_ADDR=/],
+      [{ MARKET_DATA_INTERVAL_MS: '5' }, /^MARKET_DATA_INTERVAL_MS=/],
+      [{ PUBLIC_STANDINGS: 'sometimes' }, /^PUBLIC_STANDINGS=/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);
   });

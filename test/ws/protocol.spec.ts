@@ -228,11 +228,11 @@ describe('ws protocol', () => {
       expect(code).to.equal(1009);
     });
 
-    it('unsupported_channel for a channel other than l3', async () => {
+    it('unsupported_channel for a channel the server does not have, naming those it has', async () => {
       const c = await fx.client();
       for (const op of ['subscribe', 'unsubscribe']) {
-        c.send({ op, channel: 'l2', market: 'BTC-USD' });
-        expect(await c.nextType('error')).to.deep.equal({ type: 'error', code: 'unsupported_channel', message: 'only the l3 channel is supported' });
+        c.send({ op, channel: 'l1', market: 'BTC-USD' });
+        expect(await c.nextType('error')).to.deep.equal({ type: 'error', code: 'unsupported_channel', message: 'unsupported channel; supported channels are l3, trades, l2, ticker, standings' });
       }
     });
   });

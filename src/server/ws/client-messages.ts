@@ -3,13 +3,11 @@
 // which applies them in the specification's order. A frame that fails here is a protocol error
 // (`invalid_message` or `unsupported_channel`), never a reject.
 import { z } from 'zod';
-import { ERRORS, type ErrorCode } from '../../commands/errors.ts';
+import type { ErrorCode } from '../../commands/errors.ts';
 import { AmendOrderBody, ClientOrderId, requirePriceOfLimitOrder, SubmitOrderFields } from '../../commands/schemas.ts';
+import { CHANNELS, MAX_L2_DEPTH, UNSUPPORTED_CHANNEL_MESSAGE } from './channels.ts';
 
-/** The channels a client may subscribe to. */
-export const CHANNELS = ['l3', 'trades'] as const;
-export type Channel = (typeof CHANNELS)[number];
-const ChannelName = z.enum(CHANNELS);
+export { CHANNELS, type Channel } from './channels.ts';
 
 const RequestId = z.string().max(256).optional();
 const Market = z.string().max(128);
@@ -20,15 +18,36 @@ const Authenticate = z.object({
   // Extension (trading-extensions.md): cancel the trader's open orders when its last such connection closes.
   cancel_on_disconnect: z.boolean().optional(),
 });
-const Subscribe = z.object({
+// One subscribe schema per channel (channels.ts lists them), told apart by `channel`.
+const SubscribeL3 = z.object({
   op: z.literal('subscribe'),
-  channel: ChannelName,
+  channel: z.literal('l3'),
   market: Market,
   // Extensions: resume after this sequence from the ring of recent deltas, when the epoch still matches.
   last_sequence: z.number().int().nonnegative().optional(),
   epoch: z.string().max(128).optional(),
+  // Extension: deltas due within one turn of the event loop come as one `batch` frame.
+  batch: z.boolean().optional(),
 });
-const Unsubscribe = z.object({ op: z.literal('unsubscribe'), channel: ChannelName, market: Market });
+const SubscribeTrades = z.object({ op: z.literal('subscribe'), channel: z.literal('trades'), market: Market });
+const SubscribeL2 = z.object({
+  op: z.literal('subscribe'),
+  channel: z.literal('l2'),
+  market: Market,
+  // The best N levels of each side; absent: every level.
+  depth: z.number().int().min(1).max(MAX_L2_DEPTH).optional(),
+});
+const SubscribeTicker = z.object({ op: z.literal('subscribe'), channel: z.literal('ticker'), market: Market });
+const SubscribeStandings = z.object({ op: z.literal('subscribe'), channel: z.literal('standings'), market: z.null().optional() });
+const Subscribe = z.discriminatedUnion('channel', [SubscribeL3, SubscribeTrades, SubscribeL2, SubscribeTicker, SubscribeStandings]);
+const unsubscribeFrom = <C extends 'l3' | 'trades' | 'l2' | 'ticker'>(channel: C) => z.object({ op: z.literal('unsubscribe'), channel: z.literal(channel), market: Market });
+const Unsubscribe = z.discriminatedUnion('channel', [
+  unsubscribeFrom('l3'),
+  unsubscribeFrom('trades'),
+  unsubscribeFrom('l2'),
+  unsubscribeFrom('ticker'),
+  z.object({ op: z.literal('unsubscribe'), channel: z.literal('standings'), market: z.null().optional() }),
+]);
 const Ping = z.object({ op: z.literal('ping'), request_id: RequestId });
 const SubmitOrder = SubmitOrderFields.extend({ op: z.literal('submit_order'), request_id: RequestId }).superRefine(requirePriceOfLimitOrder);
 // An order is named by order_id or, extension, by the client_order_id its owner gave it: exactly one.
@@ -61,9 +80,9 @@ export type ParseResult =
 
 const OPS = Object.keys(CLIENT_MESSAGE_SCHEMAS) as ClientOp[];
 
-// The specification fixes this text word for word (existing bots may match it), though the extensions
-// added channels since: docs/websocket.md lists them.
-const UNSUPPORTED_CHANNEL = ERRORS.unsupported_channel.message;
+// The base specification's text ("only the l3 channel is supported") stopped being true when the
+// extensions added channels; the message names those there are (the code stays the same).
+const UNSUPPORTED_CHANNEL = UNSUPPORTED_CHANNEL_MESSAGE;
 
 function isOp(value: unknown): value is ClientOp {
   return typeof value === 'string' && Object.hasOwn(CLIENT_MESSAGE_SCHEMAS, value);
@@ -87,7 +106,7 @@ export function parseClientMessage(text: string): ParseResult {
   const requestId = frame['request_id'];
   if (op === undefined) return failure('invalid_message', 'missing "op"', requestId);
   if (!isOp(op)) return failure('invalid_message', `unknown op ${JSON.stringify(op)}; expected one of ${OPS.join(', ')}`, requestId);
-  // The channel is judged before the rest, so `{"op":"subscribe","channel":"l2"}` says what is wrong.
+  // The channel is judged before the rest, so `{"op":"subscribe","channel":"l1"}` says what is wrong.
   if ((op === 'subscribe' || op === 'unsubscribe') && typeof frame['channel'] === 'string' && !(CHANNELS as readonly string[]).includes(frame['channel'])) {
     return failure('unsupported_channel', UNSUPPORTED_CHANNEL);
   }

@@ -122,11 +122,13 @@ export class ConnectionRegistry {
   }
 
   /** Subscribes (or re-subscribes) with deltas to follow strictly after `after`. */
-  subscribe(connection: Connection, market: string, after: number): void {
+  subscribe(connection: Connection, market: string, after: number, batch = false): void {
     const existing = connection.subscriptions.get(market);
-    if (existing !== undefined) existing.last = after;
-    else {
-      connection.subscriptions.set(market, { last: after });
+    if (existing !== undefined) {
+      existing.last = after;
+      existing.batch = batch;
+    } else {
+      connection.subscriptions.set(market, { last: after, batch });
       this.index(this.byMarket, market, connection);
     }
   }
@@ -193,7 +195,7 @@ export class ConnectionRegistry {
     const subscription = connection.subscriptions.get(delta.market);
     // Already covered by the snapshot or replay this subscription started from.
     if (subscription === undefined || delta.sequence <= subscription.last) return;
-    if (connection.queue.offerBroadcast(frame)) {
+    if (connection.queue.offerBroadcast(frame, subscription.batch)) {
       subscription.last = delta.sequence;
       return;
     }

@@ -5,6 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { TraderView } from '../../projections/views.ts';
+import type { FeedSubscription } from '../feeds/market-data-hub.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
 import { OutboundQueue, type OutboundLimits } from './outbound-queue.ts';
 
@@ -27,15 +28,20 @@ export interface ConnectionLimits extends OutboundLimits {
 export interface Subscription {
   /** The last delta sequence queued to this connection (or its snapshot's sequence). */
   last: number;
+  /** Extension: this market's deltas go out inside `batch` frames. */
+  batch: boolean;
 }
 
 export class Connection {
   readonly id: number;
   readonly ws: WebSocket;
   readonly queue: OutboundQueue;
+  /** l3 subscriptions by market. */
   readonly subscriptions = new Map<string, Subscription>();
   /** Markets whose public `trades` channel this connection follows. */
   readonly tradeSubscriptions = new Set<string>();
+  /** Conflated-channel subscriptions (l2, ticker, standings), by feedKey. */
+  readonly feeds = new Map<string, FeedSubscription>();
   trader: TraderView | null = null;
   /** Authenticated with cancel_on_disconnect: its trader's orders are canceled when its last such connection closes. */
   cancelOnDisconnect = false;

@@ -10,6 +10,7 @@ import { ConnectionGate } from '../admission/connection-gate.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
+import { MarketDataHub, STANDINGS_INTERVAL_MS } from '../feeds/market-data-hub.ts';
 import type { Publication } from '../service.ts';
 import { Connection } from './connection.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
@@ -27,6 +28,8 @@ export class WsGateway {
   private readonly registry: ConnectionRegistry;
   private readonly handler: MessageHandler;
   private readonly gate: ConnectionGate;
+  /** The conflated public channels (l2, ticker, standings). */
+  readonly feeds: MarketDataHub;
   private readonly scheduler = new FlushScheduler();
   private readonly publications: RxSubscription;
   private readonly timer: NodeJS.Timeout;
@@ -41,7 +44,12 @@ export class WsGateway {
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences());
-    this.handler = new MessageHandler(context, this.registry, this.options, this.gate);
+    this.feeds = new MarketDataHub(context.service.state, {
+      intervalMs: context.config.marketDataIntervalMs,
+      standingsIntervalMs: STANDINGS_INTERVAL_MS,
+      publicStandings: context.config.publicStandings,
+    });
+    this.handler = new MessageHandler(context, this.registry, this.feeds, this.options, this.gate);
     this.publications = context.service.publications$.subscribe((p) => this.publish(p));
     this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
     this.timer.unref();
@@ -96,6 +104,7 @@ export class WsGateway {
       this.gate.closed(connection);
       connection.markClosed();
       const last = this.registry.remove(connection);
+      this.feeds.remove(connection);
       // Its trader's last cancel_on_disconnect connection is gone (a close frame, a dropped socket, or a
       // peer the heartbeat found dead); a server shutting down cancels nothing.
       if (last !== null && this.closing === null) this.cancelOnDisconnect(last);
@@ -113,7 +122,7 @@ export class WsGateway {
     const holder = { timer: setTimeout(() => undefined, 0) };
     const check = (): void => {
       if (connection.isClosed) return;
-      if (connection.trader === null && connection.subscriptions.size === 0 && connection.tradeSubscriptions.size === 0) {
+      if (connection.trader === null && connection.subscriptions.size === 0 && connection.tradeSubscriptions.size === 0 && connection.feeds.size === 0) {
         this.context.logger.debug({ connection: connection.id }, 'ws connection idle; closing');
         connection.markClosed();
         connection.ws.close(1008, `idle: authenticate or subscribe within ${ms} ms`);
@@ -132,6 +141,7 @@ export class WsGateway {
     switch (p.kind) {
       case 'delta':
         this.registry.onDelta(p.delta);
+        this.feeds.onDelta(p.delta);
         break;
       case 'private':
         this.registry.onPrivate(p.event);
@@ -141,6 +151,7 @@ export class WsGateway {
         break;
       case 'account_resync':
         this.registry.onAccountResync();
+        this.feeds.onReset();
         break;
       case 'revoked':
         this.registry.revoke(p.trader_id, p.reason);
@@ -187,11 +198,13 @@ export class WsGateway {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.timer);
+      this.feeds.close();
       this.publications.unsubscribe();
       for (const connection of [...this.registry.all]) {
         connection.markClosed();
         connection.ws.terminate();
         this.registry.remove(connection);
+        this.feeds.remove(connection);
       }
       // The upgrade listener stays: until the HTTP server itself closes, late upgrades get a 503
       // instead of a socket that nobody answers.

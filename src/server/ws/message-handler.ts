@@ -12,6 +12,8 @@ import { cancelAllReply, duplicateReply, orderReply, submitReply } from '../../p
 import type { Stamp } from '../clock.ts';
 import { hashApiKey } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
+import { feedUnsubscribedFrame } from '../feeds/feed-frames.ts';
+import { feedKey, type MarketDataHub } from '../feeds/market-data-hub.ts';
 import { parseClientMessage, type ClientMessage, type ClientMessageOf } from './client-messages.ts';
 import type { Connection, Incoming, IncomingHandler } from './connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
@@ -46,8 +48,10 @@ export class MessageHandler implements IncomingHandler {
   private readonly abuse = new WeakMap<Connection, AbuseMeter>();
   private readonly snapshots = new WeakMap<Connection, TokenBucket>();
   private readonly gate: ConnectionGate | null;
+  private readonly feeds: MarketDataHub;
 
-  constructor(context: ServerContext, registry: ConnectionRegistry, limits: MessageHandlerLimits, gate: ConnectionGate | null = null) {
+  constructor(context: ServerContext, registry: ConnectionRegistry, feeds: MarketDataHub, limits: MessageHandlerLimits, gate: ConnectionGate | null = null) {
+    this.feeds = feeds;
     this.context = context;
     this.gate = gate;
     this.registry = registry;
@@ -98,9 +102,7 @@ export class MessageHandler implements IncomingHandler {
         this.subscribe(connection, message);
         return undefined;
       case 'unsubscribe':
-        if (message.channel === 'trades') this.registry.unsubscribeTrades(connection, message.market);
-        else this.registry.unsubscribe(connection, message.market);
-        connection.send(unsubscribedFrame(message.channel, message.market));
+        this.unsubscribe(connection, message);
         return undefined;
       case 'ping':
         connection.send(pongFrame(message.request_id ?? null));
@@ -156,25 +158,72 @@ export class MessageHandler implements IncomingHandler {
     } else connection.send(authenticatedFrame(trader.trader_id, trader.username));
   }
 
+  // A subscription is (channel, market): each channel of channels.ts has its branch here.
   private subscribe(connection: Connection, message: ClientMessageOf<'subscribe'>): void {
-    const { market } = message;
     if (message.channel === 'trades') {
-      this.registry.subscribeTrades(connection, market);
-      connection.send(tradesSubscribedFrame(market));
+      this.registry.subscribeTrades(connection, message.market);
+      connection.send(tradesSubscribedFrame(message.market));
       return;
     }
-    const current = connection.subscriptions.get(market);
-    if (current !== undefined) {
-      // Already followed: the deltas keep coming, so no new snapshot (a client that wants a fresh one
-      // unsubscribes first). Repeated subscribes cost the server nothing now.
-      connection.send(alreadySubscribedFrame(market, current.last, this.context.epoch));
-      return;
+    if (message.channel === 'l3') {
+      const current = connection.subscriptions.get(message.market);
+      if (current !== undefined) {
+        // Already followed: the deltas keep coming, so no new snapshot (a client that wants a fresh one
+        // unsubscribes first). Repeated subscribes cost the server nothing now.
+        connection.send(alreadySubscribedFrame(message.market, current.last, this.context.epoch));
+        return;
+      }
     }
-    if (connection.subscriptions.size >= this.limits.maxSubscriptions) {
+    const market = message.market ?? null;
+    const known = message.channel !== 'l3' && connection.feeds.has(feedKey(message.channel, market));
+    if (!known && connection.subscriptions.size + connection.feeds.size >= this.limits.maxSubscriptions) {
       this.context.metrics.wsRefused('subscribe', 'invalid_message');
       connection.send(errorFrame('invalid_message', `too many subscriptions: at most ${this.limits.maxSubscriptions} markets per connection`));
       return;
     }
+    switch (message.channel) {
+      case 'l3':
+        this.subscribeL3(connection, message);
+        return;
+      case 'l2':
+        // An l2 snapshot is a snapshot: it counts against the same per-connection rate.
+        if (!this.snapshotAllowed(connection)) {
+          const max = this.context.config.limits.ws_snapshots_per_second;
+          connection.send(errorFrame('snapshot_rate_limited', `too many snapshots: at most ${max} per second per connection; subscribe to ${message.market} again shortly`));
+          return;
+        }
+        this.feeds.subscribeL2(connection, message.market, message.depth ?? null);
+        return;
+      case 'ticker':
+        this.feeds.subscribeTicker(connection, message.market);
+        return;
+      case 'standings':
+        if (!this.feeds.subscribeStandings(connection)) connection.send(errorFrame('standings_not_public', ERRORS.standings_not_public.message));
+        return;
+    }
+  }
+
+  private unsubscribe(connection: Connection, message: ClientMessageOf<'unsubscribe'>): void {
+    switch (message.channel) {
+      case 'l3':
+        this.registry.unsubscribe(connection, message.market);
+        connection.send(unsubscribedFrame(message.channel, message.market));
+        return;
+      case 'trades':
+        this.registry.unsubscribeTrades(connection, message.market);
+        connection.send(unsubscribedFrame(message.channel, message.market));
+        return;
+      default: {
+        const market = message.market ?? null;
+        this.feeds.unsubscribe(connection, message.channel, market);
+        connection.send(feedUnsubscribedFrame(message.channel, market));
+      }
+    }
+  }
+
+  private subscribeL3(connection: Connection, message: ClientMessageOf<'subscribe'> & { channel: 'l3' }): void {
+    const { market } = message;
+    const batch = message.batch === true;
     const feed = this.context.service.state.marketData;
     const epoch = this.context.epoch;
     // An in-memory server starts its sequences again at every start, so a last_sequence from before a
@@ -185,7 +234,7 @@ export class MessageHandler implements IncomingHandler {
       const replay = feed.deltasAfter(market, message.last_sequence);
       // A replay that would overflow the budget at once is worse than a snapshot: send the snapshot.
       if (replay !== null && connection.queue.depth + replay.length + 1 < this.limits.broadcastBuffer) {
-        this.registry.subscribe(connection, market, message.last_sequence);
+        this.registry.subscribe(connection, market, message.last_sequence, batch);
         connection.send(subscribedFrame(market, message.last_sequence, epoch));
         for (const delta of replay) this.registry.deliver(connection, delta);
         return;
@@ -197,7 +246,7 @@ export class MessageHandler implements IncomingHandler {
       return;
     }
     const snapshot = feed.snapshot(market);
-    this.registry.subscribe(connection, market, snapshot.sequence);
+    this.registry.subscribe(connection, market, snapshot.sequence, batch);
     connection.send(snapshotFrame(snapshot, epoch));
   }
 

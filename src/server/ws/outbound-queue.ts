@@ -17,9 +17,25 @@ export interface OutboundLimits {
 }
 
 const TEXT = { binary: false } as const;
+const BATCH_OPEN = Buffer.from('{"type":"batch","messages":[');
+const BATCH_COMMA = Buffer.from(',');
+const BATCH_CLOSE = Buffer.from(']}');
+
+/** A broadcast frame of a `"batch": true` subscription: consecutive ones leave as one `batch` frame. */
+class Batchable {
+  readonly frame: Buffer;
+  constructor(frame: Buffer) {
+    this.frame = frame;
+  }
+  get length(): number {
+    return this.frame.length;
+  }
+}
+
+type Item = string | Buffer | Batchable;
 
 export class OutboundQueue {
-  private items: (string | Buffer | undefined)[] = [];
+  private items: (Item | undefined)[] = [];
   private head = 0;
   private inFlight = 0;
   private queuedBytes = 0;
@@ -30,15 +46,17 @@ export class OutboundQueue {
   private drained: (() => void) | null = null;
   private drainedAt = 0;
   // One callback for every write, not a closure per frame.
-  private readonly written = (): void => {
-    this.inFlight--;
+  private readonly written = (): void => this.writtenMany(1);
+
+  private writtenMany(messages: number): void {
+    this.inFlight -= messages;
     if (this.head < this.items.length) this.scheduler.schedule(this);
     if (this.drained !== null && this.depth <= this.drainedAt) {
       const resume = this.drained;
       this.drained = null;
       resume();
     }
-  };
+  }
 
   constructor(ws: WebSocket, socket: Duplex, limits: OutboundLimits, scheduler: FlushScheduler) {
     this.ws = ws;
@@ -57,9 +75,9 @@ export class OutboundQueue {
   }
 
   /** A broadcast frame (an l3 delta); false when the budget is used up and the frame was not queued. */
-  offerBroadcast(frame: Buffer): boolean {
+  offerBroadcast(frame: Buffer, batch = false): boolean {
     if (this.depth >= this.limits.broadcastBuffer || this.bytesHeld() + frame.length > this.limits.maxQueuedBytes) return false;
-    this.enqueue(frame, frame.length);
+    this.enqueue(batch ? new Batchable(frame) : frame, frame.length);
     return true;
   }
 
@@ -72,7 +90,7 @@ export class OutboundQueue {
     return true;
   }
 
-  private enqueue(frame: string | Buffer, bytes: number): void {
+  private enqueue(frame: Item, bytes: number): void {
     this.items.push(frame);
     this.queuedBytes += bytes;
     this.scheduler.schedule(this);
@@ -88,7 +106,11 @@ export class OutboundQueue {
     this.socket.cork();
     try {
       while (this.head < this.items.length && this.ws.bufferedAmount < this.limits.socketHighWaterBytes) {
-        const frame = this.items[this.head] as string | Buffer;
+        const frame = this.items[this.head] as Item;
+        if (frame instanceof Batchable) {
+          this.sendBatch();
+          continue;
+        }
         this.items[this.head] = undefined;
         this.head++;
         this.queuedBytes -= frame.length;
@@ -107,6 +129,29 @@ export class OutboundQueue {
       this.head = 0;
     }
     return sent;
+  }
+
+  // The run of batchable frames at the head, as one frame: the deltas' own encoded bytes joined, so no
+  // delta is serialized again. A run stops at the first other frame (an ack keeps its place) and at
+  // the socket's high-water mark in bytes.
+  private sendBatch(): void {
+    const parts: Buffer[] = [BATCH_OPEN];
+    let messages = 0;
+    let bytes = 0;
+    while (this.head < this.items.length) {
+      const item = this.items[this.head];
+      if (!(item instanceof Batchable) || (messages > 0 && bytes + item.length > this.limits.socketHighWaterBytes)) break;
+      if (messages > 0) parts.push(BATCH_COMMA);
+      parts.push(item.frame);
+      this.items[this.head] = undefined;
+      this.head++;
+      this.queuedBytes -= item.length;
+      bytes += item.length;
+      messages++;
+    }
+    parts.push(BATCH_CLOSE);
+    this.inFlight += messages;
+    this.ws.send(Buffer.concat(parts), TEXT, () => this.writtenMany(messages));
   }
 
   /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */
