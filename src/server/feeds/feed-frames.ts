@@ -1,7 +1,13 @@
 // Frames of the conflated public channels (docs/websocket.md, "Conflated market data"). Each is built
 // once per interval (per market and depth) and the same Buffer goes to every subscriber.
 import type { LeaderboardRow } from '../../projections/views.ts';
+import type { Frame, ServerMessageName } from '../ws/server-messages.ts';
 import type { L2Level } from './l2-book.ts';
+
+/** Typed by the frame's schema in ws/server-messages.ts (the AsyncAPI document's source). */
+function text<K extends ServerMessageName>(message: Frame<K>): string {
+  return JSON.stringify(message);
+}
 
 export interface TickerView {
   readonly market: string;
@@ -21,23 +27,23 @@ export interface TickerView {
 export type PublicStandingsRow = Omit<LeaderboardRow, 'trader_id'>;
 
 export function l2SnapshotFrame(market: string, sequence: number, depth: number | null, bids: readonly L2Level[], asks: readonly L2Level[]): string {
-  return JSON.stringify({ type: 'snapshot', channel: 'l2', market, sequence, depth, bids, asks });
+  return text<'l2_snapshot'>({ type: 'snapshot', channel: 'l2', market, sequence, depth, bids, asks });
 }
 
 export function l2UpdateFrame(market: string, sequence: number, depth: number | null, bids: readonly L2Level[], asks: readonly L2Level[]): Buffer {
-  return Buffer.from(JSON.stringify({ type: 'update', channel: 'l2', market, sequence, depth, bids, asks }));
+  return Buffer.from(text<'l2_update'>({ type: 'update', channel: 'l2', market, sequence, depth, bids, asks }));
 }
 
 export function tickerFrame(view: TickerView): Buffer {
-  return Buffer.from(JSON.stringify({ type: 'ticker', channel: 'ticker', ...view }));
+  return Buffer.from(text<'ticker'>({ type: 'ticker', channel: 'ticker', ...view }));
 }
 
 export function standingsFrame(seq: number, time: string, rows: readonly PublicStandingsRow[]): Buffer {
-  return Buffer.from(JSON.stringify({ type: 'standings', channel: 'standings', seq, time, rows }));
+  return Buffer.from(text<'standings'>({ type: 'standings', channel: 'standings', seq, time, rows }));
 }
 
-export function feedResyncFrame(channel: 'l2' | 'ticker' | 'standings', market: string | null, expected: number | null, current: number | null): string {
-  return JSON.stringify({
+export function feedResyncFrame(channel: 'l2', market: string, expected: number, current: number): string {
+  return text<'resync_required'>({
     type: 'resync_required',
     channel,
     market,
@@ -47,10 +53,6 @@ export function feedResyncFrame(channel: 'l2' | 'ticker' | 'standings', market: 
   });
 }
 
-export function feedSubscribedFrame(channel: 'ticker' | 'standings', market: string | null): string {
-  return JSON.stringify({ type: 'subscribed', channel, market });
-}
-
 export function feedUnsubscribedFrame(channel: 'l2' | 'ticker' | 'standings', market: string | null): string {
-  return JSON.stringify({ type: 'unsubscribed', channel, market });
+  return text<'unsubscribed'>({ type: 'unsubscribed', channel, market });
 }

@@ -16,10 +16,19 @@ const CLIENT_DESCRIPTIONS: Record<ClientOp, { summary: string; examples: unknown
     examples: [{ op: 'authenticate', api_key: 'exch_0123456789abcdef0123456789abcdef' }, { op: 'authenticate', api_key: 'exch_0123456789abcdef0123456789abcdef', cancel_on_disconnect: true }],
   },
   subscribe: {
-    summary: 'Subscribe to a channel of a market; l3 answers with a snapshot, or with `subscribed` and the missed deltas when last_sequence and epoch allow a resume',
-    examples: [{ op: 'subscribe', channel: 'l3', market: 'BTC-USD' }, { op: 'subscribe', channel: 'l3', market: 'BTC-USD', last_sequence: 40, epoch: 'e1c4d3a0' }, { op: 'subscribe', channel: 'trades', market: 'BTC-USD' }],
+    summary: 'Subscribe to a channel (l3, trades, l2, ticker: of a market; standings: of the exchange); l3 answers with a snapshot, or with `subscribed` and the missed deltas when last_sequence and epoch allow a resume',
+    examples: [
+      { op: 'subscribe', channel: 'l3', market: 'BTC-USD' },
+      { op: 'subscribe', channel: 'l3', market: 'BTC-USD', last_sequence: 40, epoch: 'e1c4d3a0' },
+      { op: 'subscribe', channel: 'l3', market: 'BTC-USD', batch: true },
+      { op: 'subscribe', channel: 'trades', market: 'BTC-USD' },
+      { op: 'subscribe', channel: 'l2', market: 'BTC-USD' },
+      { op: 'subscribe', channel: 'l2', market: 'BTC-USD', depth: 10 },
+      { op: 'subscribe', channel: 'ticker', market: 'BTC-USD' },
+      { op: 'subscribe', channel: 'standings' },
+    ],
   },
-  unsubscribe: { summary: 'End a subscription', examples: [{ op: 'unsubscribe', channel: 'l3', market: 'BTC-USD' }] },
+  unsubscribe: { summary: 'End a subscription', examples: [{ op: 'unsubscribe', channel: 'l3', market: 'BTC-USD' }, { op: 'unsubscribe', channel: 'l2', market: 'BTC-USD' }, { op: 'unsubscribe', channel: 'standings' }] },
   ping: { summary: 'Answered by pong', examples: [{ op: 'ping', request_id: 'p1' }] },
   submit_order: {
     summary: 'Submit an order; answered by an ack (submit_order) or a reject with the same request_id',

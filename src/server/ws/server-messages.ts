@@ -64,17 +64,78 @@ export const L3SubscribedMessage = z.object({
 
 export const TradesSubscribedMessage = z.object({ type: z.literal('subscribed'), channel: z.literal('trades'), market: z.string() });
 
-export const UnsubscribedMessage = z.object({ type: z.literal('unsubscribed'), channel: z.string(), market: z.string() });
+export const UnsubscribedMessage = z.object({ type: z.literal('unsubscribed'), channel: z.string(), market: z.string().nullable().meta({ description: 'null for standings' }) });
 
 export const TradeMessage = z.object({ type: z.literal('trade'), market: z.string(), trade: TradeSchema });
 
 export const ResyncRequiredMessage = z.object({
   type: z.literal('resync_required'),
-  channel: z.enum(['l3', 'trades', 'account']),
+  channel: z.enum(['l3', 'trades', 'l2', 'account']),
   market: z.string().nullable(),
   expected_sequence: Seq.nullable(),
   current_sequence: Seq.nullable(),
   reason: z.string(),
+});
+
+// The conflated public channels (src/server/feeds/, docs/websocket.md "Conflated market data").
+const L2LevelSchema = z.object({
+  price: z.number().int(),
+  quantity: z.number().int().min(0).meta({ description: 'the remaining quantity resting at this price; 0 in an update: the level is gone' }),
+  orders: z.number().int().min(0),
+});
+const Depth = z.number().int().min(1).nullable().meta({ description: 'the best N levels per side the subscription asked for; null: every level' });
+const L2Sequence = z.number().int().min(0).meta({ description: 'the l2 sequence of the market: +1 per update, shared by every depth' });
+
+export const L2SnapshotMessage = z.object({
+  type: z.literal('snapshot'),
+  channel: z.literal('l2'),
+  market: z.string(),
+  sequence: L2Sequence,
+  depth: Depth,
+  bids: z.array(L2LevelSchema).meta({ description: 'best (highest) price first' }),
+  asks: z.array(L2LevelSchema).meta({ description: 'best (lowest) price first' }),
+});
+
+export const L2UpdateMessage = z.object({
+  type: z.literal('update'),
+  channel: z.literal('l2'),
+  market: z.string(),
+  sequence: L2Sequence,
+  depth: Depth,
+  bids: z.array(L2LevelSchema).meta({ description: 'only the levels that changed since the previous update, with their values now' }),
+  asks: z.array(L2LevelSchema),
+});
+
+const Price = z.number().int().nullable();
+export const TickerMessage = z.object({
+  type: z.literal('ticker'),
+  channel: z.literal('ticker'),
+  market: z.string(),
+  best_bid: Price,
+  best_bid_quantity: z.number().int().nullable(),
+  best_ask: Price,
+  best_ask_quantity: z.number().int().nullable(),
+  last_price: Price,
+  last_quantity: z.number().int().nullable(),
+  volume: z.number().int().min(0).meta({ description: 'quantity traded in the session (since the log began or the last reset)' }),
+  high: Price,
+  low: Price,
+  trades: z.number().int().min(0),
+});
+
+export const StandingsMessage = z.object({
+  type: z.literal('standings'),
+  channel: z.literal('standings'),
+  seq: Seq.meta({ description: 'the event sequence the rows were computed at' }),
+  time: Timestamp,
+  rows: z.array(
+    z.object({ rank: z.number().int().min(1), username: z.string(), net_pnl: z.number(), realized_pnl: z.number(), unrealized_pnl: z.number(), gross_exposure: z.number() }),
+  ),
+});
+
+export const BatchMessage = z.object({
+  type: z.literal('batch'),
+  messages: z.array(DeltaMessage).meta({ description: 'the deltas of an l3 subscription made with "batch": true, in order' }),
 });
 
 export const SubmitAckMessage = z.object({
@@ -244,6 +305,31 @@ export const SERVER_MESSAGES = {
     schema: AdminMessageMessage,
     summary: 'An announcement of the organisers',
     examples: [{ type: 'admin_message', message: { message_id: U, target_username: null, target_trader_id: null, market: null, level: 'info', title: 'Welcome', body: 'Trading starts at noon', created_at: AT } }],
+  },
+  l2_snapshot: {
+    schema: L2SnapshotMessage,
+    summary: 'The price levels of a market (channel l2), the answer to a subscribe',
+    examples: [{ type: 'snapshot', channel: 'l2', market: 'BTC-USD', sequence: 17, depth: null, bids: [{ price: 100, quantity: 5, orders: 2 }], asks: [{ price: 101, quantity: 3, orders: 1 }] }],
+  },
+  l2_update: {
+    schema: L2UpdateMessage,
+    summary: 'At most one per market per interval: the l2 levels that changed (quantity 0: gone)',
+    examples: [{ type: 'update', channel: 'l2', market: 'BTC-USD', sequence: 18, depth: null, bids: [{ price: 100, quantity: 0, orders: 0 }, { price: 99, quantity: 4, orders: 1 }], asks: [] }],
+  },
+  ticker: {
+    schema: TickerMessage,
+    summary: 'Best bid and ask, last trade, session volume, high and low; at once on subscribe, then at most once per interval when it changed',
+    examples: [{ type: 'ticker', channel: 'ticker', market: 'BTC-USD', best_bid: 100, best_bid_quantity: 5, best_ask: 101, best_ask_quantity: 3, last_price: 100, last_quantity: 2, volume: 840, high: 104, low: 97, trades: 131 }],
+  },
+  standings: {
+    schema: StandingsMessage,
+    summary: 'The live leaderboard (only when PUBLIC_STANDINGS=true): at once on subscribe, then at most once a second when it changed',
+    examples: [{ type: 'standings', channel: 'standings', seq: 5120, time: AT, rows: [{ rank: 1, username: 'alice', net_pnl: 125.5, realized_pnl: 100, unrealized_pnl: 25.5, gross_exposure: 1010 }] }],
+  },
+  batch: {
+    schema: BatchMessage,
+    summary: 'The deltas of a batched l3 subscription due within one turn of the event loop, in one frame',
+    examples: [{ type: 'batch', messages: [{ type: 'delta', channel: 'l3', market: 'BTC-USD', sequence: 44, events: [{ kind: 'order_added', order: exampleBookOrder }] }] }],
   },
   heartbeat: { schema: HeartbeatMessage, summary: 'Sent every few seconds to every connection', examples: [{ type: 'heartbeat', time: AT, epoch: 'e1c4d3a0', sequences: { 'BTC-USD': 43 } }] },
 } as const satisfies Record<string, MessageDescription>;
