@@ -76,8 +76,9 @@ export class Taker {
     if (message.type !== 'snapshot' && message.type !== 'delta' && message.type !== 'resync_required') return;
     const book = message.market === null ? undefined : this.books.get(message.market);
     if (book === undefined) return;
-    if (message.type === 'snapshot') book.loadSnapshot(message);
-    else if (message.type === 'resync_required' || book.applyDelta(message) === 'gap') {
+    if (message.type === 'snapshot') {
+      if (message.channel !== 'l2') book.loadSnapshot(message);
+    } else if (message.type === 'resync_required' || book.applyDelta(message) === 'gap') {
       book.invalidate();
       // A market still followed gets no new snapshot on subscribe: leave it first.
       this.socket.send({ op: 'unsubscribe', channel: 'l3', market: book.market });

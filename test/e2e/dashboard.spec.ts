@@ -116,7 +116,15 @@ describe('dashboard (e2e, headless Chromium)', function () {
     }
   });
 
-  it('spectator: the live book matches GET /api/v1/open-orders of all traders, trades and messages arrive', async () => {
+  it('spectator: runs on the conflated channels; its l2 book matches GET /api/v1/open-orders of all traders, tickers, trades and messages arrive', async () => {
+    // What the page asks of the socket: the spectator view must follow l2 and ticker, never l3.
+    const subscribed: { channel: string; market?: string }[] = [];
+    page.on('websocket', (ws) =>
+      ws.on('framesent', (f) => {
+        const frame = JSON.parse(String(f.payload)) as { op?: string; channel?: string; market?: string };
+        if (frame.op === 'subscribe' && frame.channel !== undefined) subscribed.push({ channel: frame.channel, ...(frame.market === undefined ? {} : { market: frame.market }) });
+      }),
+    );
     await api.market('SPEC-USD');
     const alice = await api.trader('spec-alice');
     const bob = await api.trader('spec-bob');
@@ -128,19 +136,31 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await api.order(bob, 'SPEC-USD', 'SELL', 103, 1);
     const everyone = async (): Promise<Order[]> => (await Promise.all([alice, bob, carol].map((k) => api.openOrders(k, 'SPEC-USD')))).flat();
 
+    // A fresh document, so its socket is opened (and watched) from the start.
     await page.goto(`${server.url}/#/spectator`);
+    await page.reload();
     await page.locator('.market-row[data-market="SPEC-USD"]').click();
     const book = page.locator('[data-testid=book][data-market="SPEC-USD"]');
     await book.waitFor();
     await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await everyone())));
-    expect(await book.getAttribute('data-sequence')).to.equal('5');
-    expect(await page.getByTestId('book-sequence').textContent()).to.equal('seq 5');
+    const before = Number(await book.getAttribute('data-sequence'));
+    expect(await page.getByTestId('book-sequence').textContent()).to.equal(`l2 seq ${before}`);
+    const row = page.locator('.market-row[data-market="SPEC-USD"]');
+    await eventually(async () => expect(await row.textContent()).to.contain('99').and.contain('101').and.contain('last –'));
 
-    // Live: bob crosses alice's two bids (5 then 1 of the 3), carol adds a level; one delta each.
+    // Live: bob crosses alice's two bids (5 then 1 of the 3), carol adds a level. The conflated feed
+    // brings them in one or two l2 updates (one per 100 ms at most), and the ticker the last trade.
     await api.order(bob, 'SPEC-USD', 'SELL', 99, 6);
     await api.order(carol, 'SPEC-USD', 'BUY', 96, 2);
-    await eventually(async () => expect(await book.getAttribute('data-sequence')).to.equal('7'));
-    expect(await ladder(page)).to.deep.equal(levelsOf(await everyone()));
+    await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await everyone())));
+    expect(Number(await book.getAttribute('data-sequence')) - before).to.be.within(1, 2);
+    await eventually(async () => expect(await row.textContent()).to.contain('last 99'));
+    expect(subscribed.filter((s) => s.channel === 'l3'), 'no l3 subscription from the spectator view').to.deep.equal([]);
+    expect(subscribed).to.deep.include({ channel: 'l2', market: 'SPEC-USD' });
+    expect(subscribed).to.deep.include({ channel: 'ticker', market: 'SPEC-USD' });
+    // Standings are not public on this server: the page asked, was refused, and shows no panel.
+    expect(subscribed).to.deep.include({ channel: 'standings' });
+    expect(await page.getByTestId('standings').isHidden()).to.equal(true);
     // The trade tape (REST, newest first, with the aggressor's side) and the candle chart of the market.
     const trades = page.getByTestId('trade');
     await eventually(async () => expect(await trades.count()).to.equal(2));
@@ -362,7 +382,30 @@ describe('dashboard (e2e, headless Chromium)', function () {
       await second.order(hank, 'RCN-USD', 'SELL', 95, 1);
       await page.locator('[data-testid=connection][data-status=open]').waitFor({ timeout: 10_000 });
       await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await second.openOrders(hank))), 8_000);
-      expect(await page.locator('[data-testid=book]').getAttribute('data-sequence')).to.equal('2');
+      // The new server's l2 feed: its two orders came in one or two conflated updates.
+      expect(Number(await page.locator('[data-testid=book]').getAttribute('data-sequence'))).to.be.within(1, 2);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('spectator: the live standings when the organizer made them public', async () => {
+    const own = await startTestServer({ PUBLIC_STANDINGS: 'true' });
+    try {
+      const client = new ExchangeClient(own.url);
+      await client.market('STD-USD');
+      const ivy = await client.trader('std-ivy');
+      const jon = await client.trader('std-jon');
+      await client.order(ivy, 'STD-USD', 'SELL', 100, 5);
+      await page.goto(`${own.url}/#/spectator`);
+      const panel = page.getByTestId('standings');
+      await panel.waitFor();
+      await eventually(async () => expect(await panel.locator('[data-testid=standing]').count()).to.equal(2));
+      // Jon buys at 100 and the bid at 120 marks him up: the standings move within a second or two.
+      await client.order(jon, 'STD-USD', 'BUY', 100, 5);
+      await client.order(ivy, 'STD-USD', 'BUY', 120, 1);
+      await eventually(async () => expect(await panel.locator('[data-testid=standing][data-rank="1"]').getAttribute('data-username')).to.equal('std-jon'), 5_000);
+      await page.screenshot({ path: `${ARTIFACTS}standings.png`, fullPage: true });
     } finally {
       await own.close();
     }

@@ -7,6 +7,7 @@ import { MarketFeed } from './market-feed.ts';
 import { MessageLog } from './message-log.ts';
 import { OperatorSession } from './operator-session.ts';
 import { OperatorView } from './operator-view.ts';
+import { PublicFeed } from './public-feed.ts';
 import { SpectatorView } from './spectator-view.ts';
 import { TraderSession } from './trader-session.ts';
 import { TraderView } from './trader-view.ts';
@@ -25,15 +26,17 @@ function currentRoute(): Route {
 
 function boot(root: HTMLElement): void {
   const socket = new ExchangeSocket(socketUrl());
+  // Spectators watch the conflated public channels; only the trader view follows l3, of the market it trades.
+  const publicFeed = new PublicFeed(socket);
   const feed = new MarketFeed(socket);
-  const directory = new MarketDirectory(feed);
+  const directory = new MarketDirectory(publicFeed);
   const messages = new MessageLog(socket);
   const trader = new TraderSession(socket);
   const operator = new OperatorSession();
 
   const views: Record<Route, { readonly el: HTMLElement; readonly schedule: () => void }> = {
-    spectator: new SpectatorView(directory, feed, messages),
-    trader: new TraderView(trader, directory, feed),
+    spectator: new SpectatorView(directory, publicFeed, messages),
+    trader: new TraderView(trader, directory, feed, publicFeed),
     operator: new OperatorView(operator),
   };
 
@@ -41,12 +44,14 @@ function boot(root: HTMLElement): void {
   const showStatus = (status: SocketStatus): void => {
     connection.className = `conn ${status}`;
     connection.dataset['status'] = status;
-    connection.textContent = status === 'open' ? `live · ${feed.resyncs} resyncs` : status === 'connecting' ? 'connecting…' : 'reconnecting…';
+    connection.textContent = status === 'open' ? `live · ${feed.resyncs + publicFeed.resyncs} resyncs` : status === 'connecting' ? 'connecting…' : 'reconnecting…';
   };
   socket.onStatus(showStatus);
-  feed.onChange(() => {
+  const refreshStatus = (): void => {
     if (socket.status === 'open') showStatus('open');
-  });
+  };
+  feed.onChange(refreshStatus);
+  publicFeed.onChange(refreshStatus);
   showStatus(socket.status);
 
   const tabs = ROUTES.map(({ route, label }) => h('a', { href: `#/${route}`, class: 'tab', 'data-route': route }, label));

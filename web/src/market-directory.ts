@@ -1,19 +1,23 @@
 // The market list (GET /api/v1/markets, public). Market status changes are not pushed over the
-// socket, so it is polled; the feed follows whatever markets exist.
+// socket, so it is polled; the tickers follow whatever markets exist.
 import { apiRequest, describeError } from './api.ts';
 import type { Market } from './api-types.ts';
-import type { MarketFeed } from './market-feed.ts';
+
+/** What follows the list of markets (the public feed's tickers). */
+export interface MarketWatcher {
+  watch(markets: readonly string[]): void;
+}
 
 const POLL_MS = 3_000;
 
 export class MarketDirectory {
   markets: readonly Market[] = [];
   error: string | null = null;
-  private readonly feed: MarketFeed;
+  private readonly feed: MarketWatcher;
   private readonly listeners = new Set<() => void>();
   private timer: number | null = null;
 
-  constructor(feed: MarketFeed) {
+  constructor(feed: MarketWatcher) {
     this.feed = feed;
   }
 

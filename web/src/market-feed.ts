@@ -90,6 +90,7 @@ export class MarketFeed {
   private handle(message: ServerMessage): void {
     switch (message.type) {
       case 'snapshot': {
+        if (message.channel === 'l2') return;
         const book = this.books.get(message.market);
         if (book === undefined) return;
         book.loadSnapshot(message);

@@ -2,12 +2,17 @@
 // the settlement price of a settled market; else the mid of best bid and ask; else the one-sided best
 // quote; else the reference price.
 import type { Market, Position } from './api-types.ts';
-import type { L3Book } from './l3-book.ts';
 
-export function markPrice(market: Market | undefined, book: L3Book | undefined): number | null {
+/** The best prices of a market as the page knows them (its l3 book, or else its ticker). */
+export interface Quote {
+  readonly bid: number | null;
+  readonly ask: number | null;
+}
+
+export function markPrice(market: Market | undefined, quote: Quote | null): number | null {
   if (market?.status === 'settled' && market.settlement_price !== null) return market.settlement_price;
-  const bid = book?.ready === true ? book.bestBid() : null;
-  const ask = book?.ready === true ? book.bestAsk() : null;
+  const bid = quote?.bid ?? null;
+  const ask = quote?.ask ?? null;
   if (bid !== null && ask !== null) return (bid + ask) / 2;
   if (bid !== null) return bid;
   if (ask !== null) return ask;

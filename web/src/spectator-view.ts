@@ -1,12 +1,15 @@
-// The public view: every market with its status and top of book, the selected market's live L3 book as
-// a depth ladder (sequence shown), its price chart and trade tape, and operator messages as they arrive.
+// The public view, on the conflated public channels (PublicFeed) and the REST history: every market with
+// its status and ticker, the selected market's l2 book as a depth ladder (l2 sequence shown), its price
+// chart (the ticker's last price per interval), 1-minute candles and the trade tape (REST), the live
+// standings when the organizer made them public, and operator messages as they arrive.
 import type { Market } from './api-types.ts';
 import { fill, frameScheduler, h } from './dom.ts';
-import { fmtInt, fmtTime } from './format.ts';
-import type { BookLevel, L3Book } from './l3-book.ts';
+import { fmtInt, fmtMoney, fmtSigned, fmtTime } from './format.ts';
+import type { L2Book } from './l2-book.ts';
 import type { MarketDirectory } from './market-directory.ts';
-import type { MarketFeed } from './market-feed.ts';
 import type { MessageLog } from './message-log.ts';
+import type { PublicFeed } from './public-feed.ts';
+import type { L2Level } from './server-messages.ts';
 import { drawCandles } from './candle-chart.ts';
 import { MarketHistory } from './market-history.ts';
 import { drawPriceChart } from './price-chart.ts';
@@ -14,19 +17,20 @@ import { messageList, panel, statusBadge, table } from './widgets.ts';
 
 const LEVELS_SHOWN = 15;
 const TRADES_SHOWN = 40;
-/** Orders of one level listed individually; beyond that the level says how many more. */
-const QUEUE_SHOWN = 6;
+const STANDINGS_SHOWN = 20;
 
 export class SpectatorView {
   readonly el: HTMLElement;
   private readonly directory: MarketDirectory;
-  private readonly feed: MarketFeed;
+  private readonly feed: PublicFeed;
   private readonly messages: MessageLog;
   private selected: string | null = null;
   private readonly marketList = h('div', { class: 'market-list', 'data-testid': 'market-list' });
   private readonly bookBox = h('div');
   private readonly tradesBox = h('div');
   private readonly messagesBox = h('div');
+  private readonly standingsBox = h('div');
+  private readonly standingsPanel = panel('Live standings', { class: 'standings-panel', 'data-testid': 'standings' }, this.standingsBox);
   private readonly chartTitle = h('span', null, 'Price');
   private readonly canvas = h('canvas', { class: 'chart', 'data-testid': 'price-chart' });
   private readonly candleTitle = h('span', null, 'Candles');
@@ -35,7 +39,7 @@ export class SpectatorView {
   private readonly history = new MarketHistory();
   readonly schedule: () => void;
 
-  constructor(directory: MarketDirectory, feed: MarketFeed, messages: MessageLog) {
+  constructor(directory: MarketDirectory, feed: PublicFeed, messages: MessageLog) {
     this.directory = directory;
     this.feed = feed;
     this.messages = messages;
@@ -53,7 +57,9 @@ export class SpectatorView {
         panel('Trade tape', { class: 'trades-panel' }, this.tradesBox),
       ),
       panel('Operator messages', { class: 'messages-panel', 'data-testid': 'messages' }, this.messagesBox),
+      this.standingsPanel,
     );
+    this.standingsPanel.hidden = true;
     directory.onChange(this.schedule);
     feed.onChange(this.schedule);
     messages.onChange(this.schedule);
@@ -72,9 +78,10 @@ export class SpectatorView {
     if (this.selected === null || !markets.some((m) => m.market_id === this.selected)) this.selected = markets[0]?.market_id ?? null;
     this.renderMarkets(markets);
     const market = this.selected === null ? undefined : this.directory.get(this.selected);
-    const book = this.selected === null ? undefined : this.feed.books.get(this.selected);
-    this.renderBook(market, book);
+    this.feed.showBook(this.selected);
+    this.renderBook(market, this.feed.book ?? undefined);
     this.renderTrades();
+    this.renderStandings();
     fill(this.messagesBox, messageList(this.messages.messages));
     this.chartTitle.textContent = market === undefined ? 'Price' : `Price · ${market.market_id}`;
     this.candleTitle.textContent = market === undefined ? 'Candles' : `Candles (1m) · ${market.market_id}`;
@@ -100,10 +107,10 @@ export class SpectatorView {
     fill(
       this.marketList,
       markets.map((m) => {
-        const book = this.feed.books.get(m.market_id);
-        const bid = book?.bestBid() ?? null;
-        const ask = book?.bestAsk() ?? null;
-        const last = this.feed.lastPrice(m.market_id);
+        const ticker = this.feed.tickers.get(m.market_id);
+        const bid = ticker?.best_bid ?? null;
+        const ask = ticker?.best_ask ?? null;
+        const last = ticker?.last_price ?? null;
         return h(
           'button',
           { class: `market-row ${m.market_id === this.selected ? 'selected' : ''}`, 'data-market': m.market_id, onclick: () => this.select(m.market_id) },
@@ -121,7 +128,7 @@ export class SpectatorView {
     );
   }
 
-  private renderBook(market: Market | undefined, book: L3Book | undefined): void {
+  private renderBook(market: Market | undefined, book: L2Book | undefined): void {
     if (market === undefined || book === undefined) {
       fill(this.bookBox, h('p', { class: 'empty' }, 'Select a market.'));
       return;
@@ -134,18 +141,14 @@ export class SpectatorView {
     const bestBid = bids[0]?.price ?? null;
     const bestAsk = asks[0]?.price ?? null;
     const spread = bestBid !== null && bestAsk !== null ? bestAsk - bestBid : null;
-    const row = (level: BookLevel, side: 'bid' | 'ask'): HTMLTableRowElement => {
-      const queue = level.orders.slice(0, QUEUE_SHOWN).map((o) => o.remaining).join(' · ');
-      const more = level.orders.length > QUEUE_SHOWN ? ` +${level.orders.length - QUEUE_SHOWN}` : '';
-      return h(
+    const row = (level: L2Level, side: 'bid' | 'ask'): HTMLTableRowElement =>
+      h(
         'tr',
-        { class: `level ${side}`, 'data-testid': 'book-level', 'data-side': side === 'bid' ? 'BUY' : 'SELL', 'data-price': level.price, 'data-quantity': level.quantity, 'data-orders': level.orders.length },
-        h('td', { class: 'queue muted', title: 'resting orders in time priority' }, `${queue}${more}`),
-        h('td', { class: 'num count muted' }, level.orders.length),
+        { class: `level ${side}`, 'data-testid': 'book-level', 'data-side': side === 'bid' ? 'BUY' : 'SELL', 'data-price': level.price, 'data-quantity': level.quantity, 'data-orders': level.orders },
+        h('td', { class: 'num count muted' }, level.orders),
         h('td', { class: 'num size' }, h('div', { class: 'bar', style: `width:${Math.round((level.quantity / maxQty) * 100)}%` }), h('span', null, fmtInt(level.quantity))),
         h('td', { class: 'num price' }, fmtInt(level.price)),
       );
-    };
     fill(
       this.bookBox,
       h(
@@ -153,22 +156,22 @@ export class SpectatorView {
         { class: 'book-head', 'data-testid': 'book', 'data-market': market.market_id, 'data-sequence': book.sequence, 'data-ready': String(book.ready) },
         h('strong', null, market.display_name),
         statusBadge(market.status),
-        h('span', { class: 'muted', 'data-testid': 'book-sequence' }, `seq ${book.sequence}`),
+        h('span', { class: 'muted', 'data-testid': 'book-sequence', title: 'sequence of the conflated l2 feed' }, `l2 seq ${book.sequence}`),
         book.ready ? null : h('span', { class: 'tag warn' }, 'resyncing'),
         h('span', { class: 'muted' }, `${book.orderCount} orders · tick ${market.tick_size}`),
       ),
       h(
         'table',
         { class: 'ladder' },
-        h('thead', null, h('tr', null, h('th', null, 'Queue (L3)'), h('th', { class: 'num' }, 'Orders'), h('th', { class: 'num' }, 'Size'), h('th', { class: 'num' }, 'Price'))),
+        h('thead', null, h('tr', null, h('th', { class: 'num' }, 'Orders'), h('th', { class: 'num' }, 'Size'), h('th', { class: 'num' }, 'Price'))),
         h(
           'tbody',
           null,
-          asks.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 4 }, `${asks.length - LEVELS_SHOWN} more ask levels`)) : null,
+          asks.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 3 }, `${asks.length - LEVELS_SHOWN} more ask levels`)) : null,
           [...shownAsks].reverse().map((l) => row(l, 'ask')),
-          h('tr', { class: 'spread' }, h('td', { colspan: 4 }, spread === null ? (bids.length + asks.length === 0 ? 'empty book' : 'one-sided book') : `spread ${fmtInt(spread)}`)),
+          h('tr', { class: 'spread' }, h('td', { colspan: 3 }, spread === null ? (bids.length + asks.length === 0 ? 'empty book' : 'one-sided book') : `spread ${fmtInt(spread)}`)),
           shownBids.map((l) => row(l, 'bid')),
-          bids.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 4 }, `${bids.length - LEVELS_SHOWN} more bid levels`)) : null,
+          bids.length > LEVELS_SHOWN ? h('tr', { class: 'more' }, h('td', { colspan: 3 }, `${bids.length - LEVELS_SHOWN} more bid levels`)) : null,
         ),
       ),
     );
@@ -193,6 +196,29 @@ export class SpectatorView {
           ),
         ),
         'No trades in this market yet.',
+      ),
+    );
+  }
+
+  private renderStandings(): void {
+    this.standingsPanel.hidden = this.feed.standingsPublic !== true;
+    if (this.feed.standingsPublic !== true) return;
+    fill(
+      this.standingsBox,
+      table(
+        ['#', 'Trader', 'Net PnL', 'Realized', 'Unrealized'],
+        this.feed.standings.slice(0, STANDINGS_SHOWN).map((r) =>
+          h(
+            'tr',
+            { 'data-testid': 'standing', 'data-username': r.username, 'data-rank': r.rank },
+            h('td', { class: 'num' }, r.rank),
+            h('td', null, r.username),
+            h('td', { class: 'num' }, fmtSigned(r.net_pnl)),
+            h('td', { class: 'num' }, fmtMoney(r.realized_pnl)),
+            h('td', { class: 'num' }, fmtMoney(r.unrealized_pnl)),
+          ),
+        ),
+        'No traders yet.',
       ),
     );
   }

@@ -6,7 +6,8 @@ import { fill, frameScheduler, h, integer, text } from './dom.ts';
 import { fmtInt, fmtMoney, fmtSigned, fmtTime, shortId, signClass } from './format.ts';
 import type { MarketDirectory } from './market-directory.ts';
 import type { MarketFeed } from './market-feed.ts';
-import { markPrice, unrealizedPnl } from './marking.ts';
+import { markPrice, unrealizedPnl, type Quote } from './marking.ts';
+import type { PublicFeed } from './public-feed.ts';
 import type { TraderSession } from './trader-session.ts';
 import { field, leaderboardTable, panel, StatusLine, table } from './widgets.ts';
 
@@ -19,7 +20,10 @@ export class TraderView {
   readonly el: HTMLElement;
   private readonly session: TraderSession;
   private readonly directory: MarketDirectory;
+  /** The l3 book of the market being traded (the ticket's market). */
   private readonly feed: MarketFeed;
+  /** Tickers of every market, for the marks of positions elsewhere. */
+  private readonly tickers: PublicFeed;
   readonly schedule: () => void;
 
   private readonly keyInput = h('input', { type: 'password', placeholder: 'exch_…', autocomplete: 'off', spellcheck: 'false', 'data-testid': 'trader-key' });
@@ -55,10 +59,12 @@ export class TraderView {
   private readonly ordersStatus = new StatusLine('orders-status');
   private readonly orderRows = new Map<string, OrderRow>();
 
-  constructor(session: TraderSession, directory: MarketDirectory, feed: MarketFeed) {
+  constructor(session: TraderSession, directory: MarketDirectory, feed: MarketFeed, tickers: PublicFeed) {
     this.session = session;
     this.directory = directory;
     this.feed = feed;
+    this.tickers = tickers;
+    this.ticketMarket.addEventListener('change', () => this.schedule());
     this.schedule = frameScheduler(() => this.render());
 
     const loginButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'trader-login' }, 'Use key');
@@ -123,6 +129,7 @@ export class TraderView {
     session.onChange(this.schedule);
     directory.onChange(this.schedule);
     feed.onChange(this.schedule);
+    tickers.onChange(this.schedule);
   }
 
   render(): void {
@@ -135,6 +142,7 @@ export class TraderView {
     }
     this.renderIdentity();
     this.renderTicketMarkets();
+    this.feed.watch(this.ticketMarket.value === '' ? [] : [this.ticketMarket.value]);
     this.renderOrders();
     this.renderPositions();
     this.renderFills();
@@ -163,6 +171,14 @@ export class TraderView {
       card('Rank', me === undefined ? '–' : `${me.rank} of ${this.session.leaderboard.length}`, '', 'rank'),
       card('Open orders', String(this.session.openOrders.size), '', 'open-count'),
     );
+  }
+
+  /** The traded market's own l3 book when it is in sync; any other market's ticker. */
+  private quote(market: string): Quote | null {
+    const book = this.feed.books.get(market);
+    if (book?.ready === true) return { bid: book.bestBid(), ask: book.bestAsk() };
+    const ticker = this.tickers.tickers.get(market);
+    return ticker === undefined ? null : { bid: ticker.best_bid, ask: ticker.best_ask };
   }
 
   private renderTicketMarkets(): void {
@@ -261,7 +277,7 @@ export class TraderView {
       table(
         ['Market', 'Net', 'Avg entry', 'Mark', 'Realized', 'Unrealized', 'Limit used'],
         this.session.positions.map((p) => {
-          const mark = markPrice(this.directory.get(p.market), this.feed.books.get(p.market));
+          const mark = markPrice(this.directory.get(p.market), this.quote(p.market));
           const unrealized = unrealizedPnl(p, mark);
           return h(
             'tr',
