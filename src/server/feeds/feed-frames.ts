@@ -2,7 +2,13 @@
 // once per interval (per market and depth) and the same Buffer goes to every subscriber.
 import type { LeaderboardRow } from '../../projections/views.ts';
 import type { Frame, ServerMessageName } from '../ws/server-messages.ts';
+import { WireFrame } from '../ws/wire-frame.ts';
 import type { L2Level } from './l2-book.ts';
+
+/** Encoded once, framed once: every subscriber's socket gets the same bytes. */
+function wire(json: string): WireFrame {
+  return new WireFrame(Buffer.from(json));
+}
 
 /** Typed by the frame's schema in ws/server-messages.ts (the AsyncAPI document's source). */
 function text<K extends ServerMessageName>(message: Frame<K>): string {
@@ -30,16 +36,16 @@ export function l2SnapshotFrame(market: string, sequence: number, depth: number 
   return text<'l2_snapshot'>({ type: 'snapshot', channel: 'l2', market, sequence, depth, bids, asks });
 }
 
-export function l2UpdateFrame(market: string, sequence: number, depth: number | null, bids: readonly L2Level[], asks: readonly L2Level[]): Buffer {
-  return Buffer.from(text<'l2_update'>({ type: 'update', channel: 'l2', market, sequence, depth, bids, asks }));
+export function l2UpdateFrame(market: string, sequence: number, depth: number | null, bids: readonly L2Level[], asks: readonly L2Level[]): WireFrame {
+  return wire(text<'l2_update'>({ type: 'update', channel: 'l2', market, sequence, depth, bids, asks }));
 }
 
-export function tickerFrame(view: TickerView): Buffer {
-  return Buffer.from(text<'ticker'>({ type: 'ticker', channel: 'ticker', ...view }));
+export function tickerFrame(view: TickerView): WireFrame {
+  return wire(text<'ticker'>({ type: 'ticker', channel: 'ticker', ...view }));
 }
 
-export function standingsFrame(seq: number, time: string, rows: readonly PublicStandingsRow[]): Buffer {
-  return Buffer.from(text<'standings'>({ type: 'standings', channel: 'standings', seq, time, rows }));
+export function standingsFrame(seq: number, time: string, rows: readonly PublicStandingsRow[]): WireFrame {
+  return wire(text<'standings'>({ type: 'standings', channel: 'standings', seq, time, rows }));
 }
 
 export function feedResyncFrame(channel: 'l2', market: string, expected: number, current: number): string {

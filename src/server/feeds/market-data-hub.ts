@@ -106,7 +106,7 @@ export class MarketDataHub {
     const feeds = this.feeds(market);
     feeds.tickerSubscribers.add(connection);
     connection.feeds.set(feedKey('ticker', market), { channel: 'ticker', market, depth: null });
-    connection.send(tickerFrame(feeds.ticker.view(market, feeds.l2.book)));
+    connection.send(tickerFrame(feeds.ticker.view(market, feeds.l2.book)).payload);
   }
 
   /** False (nothing subscribed) while standings are not public. */
@@ -114,7 +114,7 @@ export class MarketDataHub {
     if (!this.settings.publicStandings) return false;
     this.standingsSubscribers.add(connection);
     connection.feeds.set(feedKey('standings', null), { channel: 'standings', market: null, depth: null });
-    connection.send(standingsFrame(this.state.seq, nowRfc3339(), this.standingsRows()));
+    connection.send(standingsFrame(this.state.seq, nowRfc3339(), this.standingsRows()).payload);
     return true;
   }
 

@@ -7,6 +7,7 @@ import { tradeView } from '../../projections/trade-tape.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';
+import { WireFrame } from './wire-frame.ts';
 import { ACCOUNT_RESYNC_FRAME, adminMessageFrame, deltaFrame, l3ResyncFrame, privateEventFrame, tradeFrame, tradesResyncFrame } from './frames.ts';
 
 /** The close code of a session whose credentials were revoked (4001: an application code). */
@@ -20,7 +21,7 @@ export class ConnectionRegistry {
   /** Per trader, its connections authenticated with cancel_on_disconnect. */
   private readonly cancelOnDisconnect = new Map<string, Set<Connection>>();
   // A delta's frame, kept while the feed's ring keeps the delta, so a replay does not encode it again.
-  private readonly frames = new WeakMap<L3Delta, Buffer>();
+  private readonly frames = new WeakMap<L3Delta, WireFrame>();
   /** The last sequence published per market: what heartbeats report. */
   private readonly published = new Map<string, number>();
   /** Subscriptions dropped because their connection lagged (resync_required sent), since start. */
@@ -191,7 +192,7 @@ export class ConnectionRegistry {
     for (const connection of this.all) connection.send(ACCOUNT_RESYNC_FRAME);
   }
 
-  private offer(connection: Connection, delta: L3Delta, frame: Buffer): void {
+  private offer(connection: Connection, delta: L3Delta, frame: WireFrame): void {
     const subscription = connection.subscriptions.get(delta.market);
     // Already covered by the snapshot or replay this subscription started from.
     if (subscription === undefined || delta.sequence <= subscription.last) return;
@@ -204,10 +205,10 @@ export class ConnectionRegistry {
     connection.send(l3ResyncFrame(delta.market, subscription.last + 1, delta.sequence));
   }
 
-  private frameOf(delta: L3Delta): Buffer {
+  private frameOf(delta: L3Delta): WireFrame {
     let frame = this.frames.get(delta);
     if (frame === undefined) {
-      frame = deltaFrame(delta);
+      frame = new WireFrame(deltaFrame(delta));
       this.frames.set(delta, frame);
     }
     return frame;

@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import { WireFrame } from './wire-frame.ts';
 
 export interface OutboundLimits {
   /** Depth at which broadcast frames are refused (the subscription lags). */
@@ -32,7 +33,7 @@ class Batchable {
   }
 }
 
-type Item = string | Buffer | Batchable;
+type Item = string | Buffer | Batchable | WireFrame;
 
 export class OutboundQueue {
   private items: (Item | undefined)[] = [];
@@ -75,9 +76,9 @@ export class OutboundQueue {
   }
 
   /** A broadcast frame (an l3 delta); false when the budget is used up and the frame was not queued. */
-  offerBroadcast(frame: Buffer, batch = false): boolean {
+  offerBroadcast(frame: Buffer | WireFrame, batch = false): boolean {
     if (this.depth >= this.limits.broadcastBuffer || this.bytesHeld() + frame.length > this.limits.maxQueuedBytes) return false;
-    this.enqueue(batch ? new Batchable(frame) : frame, frame.length);
+    this.enqueue(batch ? new Batchable(frame instanceof WireFrame ? frame.payload : frame) : frame, frame.length);
     return true;
   }
 
@@ -115,7 +116,8 @@ export class OutboundQueue {
         this.head++;
         this.queuedBytes -= frame.length;
         this.inFlight++;
-        this.ws.send(frame, TEXT, this.written);
+        if (frame instanceof WireFrame) this.socket.write(frame.wire, this.written);
+        else this.ws.send(frame, TEXT, this.written);
       }
     } finally {
       this.socket.uncork();

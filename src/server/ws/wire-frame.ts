@@ -1,0 +1,41 @@
+// A broadcast frame encoded once down to the bytes on the wire. Server-to-client WebSocket frames are
+// not masked (RFC 6455 5.1), so a text frame's header and payload are the same for every receiver:
+// built once, the whole frame goes to each subscriber's socket as one write, instead of `ws` framing the
+// same payload again per connection. Only for frames without permessage-deflate (the gateway turns it
+// off) and written between whole frames (`ws` writes each of its own frames synchronously then).
+export class WireFrame {
+  /** The JSON text, for a `batch` frame that joins several payloads. */
+  readonly payload: Buffer;
+  private framed: Buffer | null = null;
+
+  constructor(payload: Buffer) {
+    this.payload = payload;
+  }
+
+  get length(): number {
+    return this.payload.length;
+  }
+
+  /** Header and payload, built on first use. */
+  get wire(): Buffer {
+    this.framed ??= Buffer.concat([textFrameHeader(this.payload.length), this.payload]);
+    return this.framed;
+  }
+}
+
+/** FIN + opcode 1 (text), no mask, then the payload length in 7, 7+16 or 7+64 bits. */
+export function textFrameHeader(length: number): Buffer {
+  if (length < 126) return Buffer.from([0x81, length]);
+  if (length < 65536) {
+    const h = Buffer.alloc(4);
+    h[0] = 0x81;
+    h[1] = 126;
+    h.writeUInt16BE(length, 2);
+    return h;
+  }
+  const h = Buffer.alloc(10);
+  h[0] = 0x81;
+  h[1] = 127;
+  h.writeBigUInt64BE(BigInt(length), 2);
+  return h;
+}
