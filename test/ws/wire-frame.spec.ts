@@ -1,7 +1,10 @@
 // A broadcast frame framed once: the header is RFC 6455's for an unmasked final text frame, in the
 // 7-bit, 16-bit and 64-bit length forms, and a real `ws` client reads such bytes as the text sent.
 import { expect } from 'chai';
-import { Receiver } from 'ws';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket, WebSocketServer } from 'ws';
 import { textFrameHeader, WireFrame } from '../../src/server/ws/wire-frame.ts';
 
 describe('ws: frames framed once for every subscriber', () => {
@@ -13,13 +16,29 @@ describe('ws: frames framed once for every subscriber', () => {
     expect([...textFrameHeader(65536)]).to.deep.equal([0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0]);
   });
 
-  it('is read back by the ws library as the same text, for each length form', async () => {
-    for (const size of [10, 300, 70_000]) {
-      const text = JSON.stringify({ type: 'update', pad: 'x'.repeat(size) });
-      const receiver = new Receiver({ isServer: false });
-      const got = new Promise<string>((resolve) => receiver.on('message', (data: Buffer, isBinary: boolean) => resolve(isBinary ? 'binary' : String(data))));
-      receiver.write(new WireFrame(Buffer.from(text)).wire);
-      expect(await got, `${size}`).to.equal(text);
-    }
+  it('is read back by a real ws client as the same text, for each length form', async () => {
+    const texts = [10, 300, 70_000].map((size) => JSON.stringify({ type: 'update', pad: 'x'.repeat(size) }));
+    const http = createServer();
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+    // The frames go straight to the upgraded socket, as the outbound queue writes them.
+    http.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, () => {
+      for (const text of texts) socket.write(new WireFrame(Buffer.from(text)).wire);
+    }));
+    http.listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false });
+    const got: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      client.on('message', (data, isBinary) => {
+        got.push(isBinary ? 'binary' : String(data));
+        if (got.length === texts.length) resolve();
+      });
+      client.on('error', reject);
+    });
+    expect(got).to.deep.equal(texts);
+    client.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
   });
 });
