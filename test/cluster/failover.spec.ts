@@ -5,16 +5,26 @@
 // follower's WebSocket subscriber sees every book sequence once, and a subscriber of the dead leader
 // resumes on the follower from its last sequence.
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { stateHash as hashOf } from '../../src/projections/state-hash.ts';
 import { checkChain, storedLog, until } from '../postgres/support/harness.ts';
-import { call, type ServerProcess } from '../postgres/support/server-process.ts';
+import { call, ROOT, type ServerProcess } from '../postgres/support/server-process.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { WsTestClient, type Frame } from '../ws/support/ws-test-client.ts';
 import { ADMIN, health, reachSeq, spawnNode, stateHash } from './support/cluster.ts';
 import { LeaderRouter } from './support/router.ts';
 
 const MARKET = 'FAIL-USD';
+
+/** The replay CLI (replay/cli.ts) as an auditor runs it: exit code and everything it printed. */
+function replay(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['replay/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
+}
 const wsOf = (url: string) => url.replace('http', 'ws') + '/ws';
 
 /** Book sequences of one market as a subscriber saw them: the snapshot's, then every delta's. */
@@ -144,6 +154,12 @@ describe('cluster: failover under load (SIGKILL of the leader, standby takes ove
     const expected = { seq: head, state_hash: hashOf(fold.state) };
     expect(await stateHash(leader.url)).to.deep.equal(expected);
     expect(await stateHash(follower.url)).to.deep.equal(expected);
+    // The auditor's tool agrees: the log audits clean after the failovers, and its state hash is theirs.
+    const audit = await replay(['audit', '--database', url]);
+    expect(audit.code, audit.out).to.equal(0);
+    const replayed = await replay(['state', '--database', url, '--until-seq', String(head), '--state-hash']);
+    expect(replayed.code, replayed.out).to.equal(0);
+    expect(replayed.out).to.include(expected.state_hash);
 
     // The follower's subscriber saw every sequence exactly once, across every failover.
     const probe = await WsTestClient.open(wsOf(leader.url));
