@@ -125,6 +125,17 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     haproxy.stdout?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
     haproxy.stderr?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
     await waitFor(async () => (await fetch(`${lbUrl}/lb-health`)).ok, 10_000, 'haproxy to listen');
+    // Servers start as up until their first checks fail: commands could still reach the standby.
+    let running = 0;
+    await waitFor(
+      async () => {
+        const res = await fetch(`${lbUrl}/leader/health`);
+        running = (await res.text()).includes('"admitting":true') ? running + 1 : 0;
+        return running >= 10;
+      },
+      15_000,
+      'haproxy to route commands to the leader only',
+    );
   } catch (err) {
     haproxy?.kill('SIGTERM');
     await stopAll();

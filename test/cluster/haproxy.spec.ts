@@ -3,6 +3,7 @@
 // reach the node that admits commands, GETs and the market-data WebSocket reach the followers, and after
 // a SIGKILL of the leader the same balancer URL takes orders again, on the new leader.
 import { expect } from 'chai';
+import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 import { haproxyBinary, startCluster, type RunningCluster } from '../../deploy/run-cluster.ts';
 import { until } from '../postgres/support/harness.ts';
@@ -57,6 +58,7 @@ describe('cluster: HAProxy example (deploy/)', function () {
       databaseUrl: url,
       lbPort: ports[0],
       nodePorts: [ports[1], ports[2], ports[3]],
+      ...(process.env['CLUSTER_TEST_LOG'] === undefined ? {} : { log: (line: string) => appendFileSync(process.env['CLUSTER_TEST_LOG'] as string, line + '\n') }),
       env: { ADMIN_API_TOKEN: PROCESS_ADMIN_TOKEN, POSTGRES_DURABLE_ACKS: 'true', PER_USER_REQUESTS_PER_SECOND: '100000', STANDBY_LOCK_POLL_MS: '50', FOLLOWER_POLL_INTERVAL_MS: '200' },
     });
   });
