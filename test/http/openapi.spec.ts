@@ -66,7 +66,7 @@ describe('HTTP OpenAPI document', () => {
   it('lists the error codes of each route with their statuses, e.g. every admission refusal of POST /api/v1/orders', () => {
     const responses = doc.paths['/api/v1/orders']?.['post']?.responses ?? {};
     const codes = (status: string) => responses[status]?.headers?.['x-error-code']?.schema.enum ?? [];
-    expect(Object.keys(responses).sort()).to.deep.equal(['201', '400', '401', '403', '404', '409', '413', '429', '500', '503'].filter((s) => s !== '403'));
+    expect(Object.keys(responses).sort()).to.deep.equal(['200', '201', '400', '401', '403', '404', '409', '413', '429', '500', '503'].filter((s) => s !== '403'));
     expect(codes('400')).to.include.members(['invalid_market', 'invalid_price', 'tick_size_violation', 'invalid_quantity', 'quantity_below_minimum', 'invalid_request']);
     expect(codes('409')).to.include.members(['trading_disabled', 'market_disabled', 'market_settled', 'position_limit_exceeded']);
     expect(codes('404')).to.deep.equal(['market_not_configured']);

@@ -117,7 +117,7 @@ export function docsRoutes(openApiJson: () => string): AnyRoute[] {
       tag: 'Docs',
       summary: 'The files of the interactive reference',
       params: DocsAssetParams,
-      success: { status: 200, description: 'a stylesheet, script or icon', contentType: 'application/octet-stream' },
+      success: { status: 200, description: 'a stylesheet, script or icon', contentType: 'text/css', alternateContentTypes: ['text/javascript', 'image/png'] },
       errors: ['not_found'],
       handle: (call) => {
         const name = call.params.asset;

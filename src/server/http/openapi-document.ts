@@ -22,7 +22,7 @@ const BODY_NAMES = new Map<z.ZodType, string>([
 /** Every code a route can answer with: its own, and those its access, inputs and method imply. */
 export function routeErrors(route: AnyRoute): ErrorCode[] {
   const codes: ErrorCode[] = [...route.errors];
-  if (route.params !== undefined) codes.push('invalid_request');
+  if (route.params !== undefined || route.query !== undefined) codes.push('invalid_request');
   if (route.access === 'trader') codes.push('missing_api_key', 'invalid_api_key', 'unauthenticated');
   if (route.rateLimited === true) codes.push('rate_limited');
   if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token', 'too_many_auth_failures');
@@ -78,7 +78,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
 
   for (const route of routes) {
     const success: ResponseConfig = { description: route.success.description };
-    success.content = { [route.success.contentType ?? 'application/json']: { schema: route.success.schema ?? { type: 'string' } } };
+    const contentType = route.success.contentType ?? 'application/json';
+    success.content = { [contentType]: { schema: route.success.schema ?? (contentType === 'application/json' ? { type: 'object' } : { type: 'string' }) } };
     for (const type of route.success.alternateContentTypes ?? []) success.content[type] = { schema: { type: 'string' } };
     if (route.rateLimited === true) {
       success.headers = {
@@ -101,7 +102,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
       summary: route.summary,
       operationId: `${route.method}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       request,
-      responses: { [String(route.success.status)]: success, ...errorResponses(route, options.perUserRequestsPerSecond) },
+      responses: { [String(route.success.status)]: success, ...(route.success.alternate === undefined ? {} : { [String(route.success.alternate.status)]: { ...success, description: route.success.alternate.description } }), ...errorResponses(route, options.perUserRequestsPerSecond) },
     };
     if (route.description !== undefined) config.description = route.description;
     if (route.access === 'trader') config.security = [{ ApiKey: [] }];

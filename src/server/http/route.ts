@@ -36,6 +36,8 @@ export interface SuccessResponse {
   readonly contentType?: string;
   /** Other representations the route answers with on request (Accept, ?format=), e.g. text/csv. */
   readonly alternateContentTypes?: readonly string[];
+  /** Another success status with the same body (e.g. 200 for a repeated client_order_id beside 201). */
+  readonly alternate?: { readonly status: number; readonly description: string };
 }
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {

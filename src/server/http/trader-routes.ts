@@ -162,7 +162,7 @@ export const traderRoutes: readonly AnyRoute[] = [
       'every execution at the maker\'s price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a ' +
       'FOK order fills in full or expires with no fills.',
     body: SubmitOrderBody,
-    success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests (200 with duplicate: true for a repeated client_order_id)', schema: SubmitOrderResponse },
+    success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests', schema: SubmitOrderResponse, alternate: { status: 200, description: 'a repeated client_order_id with the same parameters: the first order as it is now, all its fills, duplicate: true' } },
     errors: [
       'invalid_order_type',
       'invalid_time_in_force',

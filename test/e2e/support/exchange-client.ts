@@ -1,6 +1,7 @@
 // REST calls the end-to-end tests make around the page: set-up through the admin API, and the other
 // traders whose orders the page must show. Errors come back as the API's own text.
 import { ADMIN_TOKEN } from '../../support/server.ts';
+import { checkedFetch } from '../../support/contract.ts';
 
 export interface Order {
   readonly id: string;
@@ -32,7 +33,7 @@ export class ExchangeClient {
     if (auth.apiKey !== undefined) headers['x-api-key'] = auth.apiKey;
     if (auth.admin === true) headers['authorization'] = `Bearer ${ADMIN_TOKEN}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await checkedFetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     if (!res.ok) throw new RestError(res.status, (JSON.parse(text) as { error: string }).error);
     return JSON.parse(text) as T;

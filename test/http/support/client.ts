@@ -1,6 +1,7 @@
 // A small client for the tests: real fetch against the server, with helpers to provision traders and
 // define markets through the admin API.
 import { expect } from 'chai';
+import { checkedFetch } from '../../support/contract.ts';
 import { ADMIN_TOKEN } from './http-server.ts';
 
 export interface Reply<T = unknown> {
@@ -36,7 +37,7 @@ export class Client {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+    const res = await checkedFetch(this.url + path, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('application/json')) parsed = text === '' ? null : JSON.parse(text);

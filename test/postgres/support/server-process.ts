@@ -2,6 +2,7 @@
 // can show: kill -9 in the middle of work, and a benchmark whose load generator does not share the
 // server's event loop.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { checkedFetch } from '../../support/contract.ts';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -77,7 +78,7 @@ export async function call<T = unknown>(base: string, method: string, path: stri
   if (auth.admin !== undefined) headers['authorization'] = `Bearer ${auth.admin}`;
   if (auth.apiKey !== undefined) headers['x-api-key'] = auth.apiKey;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await checkedFetch(base + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await res.text();
   return { status: res.status, body: (text === '' ? null : JSON.parse(text)) as T };
 }

@@ -1,6 +1,7 @@
 // Test setup over the real REST API of a running server: traders, markets, operator actions, and the
 // open orders a trader sees.
 import type { RunningServer } from '../../../src/server/app.ts';
+import { checkedFetch } from '../../support/contract.ts';
 import type { OrderView } from '../../../src/projections/views.ts';
 import { ADMIN_TOKEN, startTestServer } from '../../support/server.ts';
 import { WsTestClient, type Frame } from './ws-test-client.ts';
@@ -24,7 +25,7 @@ export class ExchangeFixture {
   }
 
   async admin(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${this.server.url}${path}`, {
+    const res = await checkedFetch(`${this.server.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -53,7 +54,7 @@ export class ExchangeFixture {
   }
 
   async openOrders(trader: Trader): Promise<OrderView[]> {
-    const res = await fetch(`${this.server.url}/api/v1/open-orders`, { headers: { 'x-api-key': trader.api_key } });
+    const res = await checkedFetch(`${this.server.url}/api/v1/open-orders`, { headers: { 'x-api-key': trader.api_key } });
     if (!res.ok) throw new Error(`open-orders: ${res.status}`);
     return (await res.json()) as OrderView[];
   }

@@ -1,6 +1,7 @@
 // A real `ws` client for tests: keeps every frame it received, in order, and lets a test wait for the
 // next frame that matches, with a timeout that names what it waited for.
 import { WebSocket, type ClientOptions } from 'ws';
+import { checkServerFrame } from '../../support/contract.ts';
 
 export type Frame = { readonly type: string } & Record<string, unknown>;
 
@@ -9,12 +10,16 @@ export class WsTestClient {
   /** Every frame received, in arrival order. */
   readonly history: Frame[] = [];
   private pending: Frame[] = [];
+  /** The first frame that broke the AsyncAPI document (contract check): the next wait fails with it. */
+  private violation: string | null = null;
   private readonly waiters = new Set<() => void>();
 
   private constructor(ws: WebSocket) {
     this.ws = ws;
     ws.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as Frame;
+      const text = String(data);
+      this.violation ??= checkServerFrame(text);
+      const frame = JSON.parse(text) as Frame;
       this.history.push(frame);
       this.pending.push(frame);
       for (const wake of [...this.waiters]) wake();
@@ -39,6 +44,7 @@ export class WsTestClient {
   async next(match: (f: Frame) => boolean = () => true, what = 'a frame', timeoutMs = 5000): Promise<Frame> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.violation !== null) throw new Error(`contract: ${this.violation}`);
       const i = this.pending.findIndex(match);
       if (i >= 0) return this.pending.splice(i, 1)[0] as Frame;
       const left = deadline - Date.now();
