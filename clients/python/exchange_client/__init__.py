@@ -1,0 +1,9 @@
+"""Python client of the competition exchange: REST and a WebSocket client with a synced local L3 book."""
+from .book import BookDesyncError, L3Book
+from .error_codes import ERROR_STATUS
+from .errors import ExchangeError
+from .rest import RestClient
+from .socket import ExchangeSocket
+
+__all__ = ["BookDesyncError", "ERROR_STATUS", "ExchangeError", "ExchangeSocket", "L3Book", "RestClient"]
+__version__ = "0.1.0"

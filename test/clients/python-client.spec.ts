@@ -1,0 +1,43 @@
+// The Python client (clients/python) against a real server this test starts: its unittest suite runs
+// with Debian's /usr/bin/python3 (which sees python3-websockets; .ci/run installs both when missing).
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { RunningServer } from '../../src/server/app.ts';
+import { ADMIN_TOKEN, startTestServer } from '../support/server.ts';
+
+const PYTHON = '/usr/bin/python3';
+const CLIENT_DIR = fileURLToPath(new URL('../../clients/python/', import.meta.url));
+
+describe('Python client against the server', function () {
+  this.timeout(180_000);
+  let server: RunningServer;
+
+  before(async function () {
+    if (!existsSync(PYTHON)) {
+      // CI installs it (.ci/run); a developer machine without it skips, CI never does.
+      if (process.env['CI'] !== undefined) throw new Error(`${PYTHON} is missing`);
+      this.skip();
+    }
+    server = await startTestServer({ PER_USER_REQUESTS_PER_SECOND: '1000000', WS_SNAPSHOTS_PER_SECOND: '1000' });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  it('passes its unittest suite: synced books after a random session with two kills, argument checks, errors', async () => {
+    const child = spawn(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
+      cwd: CLIENT_DIR,
+      env: { ...process.env, EXCHANGE_URL: server.url, EXCHANGE_ADMIN_TOKEN: ADMIN_TOKEN, PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, output).to.equal(0);
+    expect(output).to.match(/Ran 3 tests/);
+    if (process.env['SHOW_PYTHON'] !== undefined) console.log(output);
+  });
+});
