@@ -79,7 +79,8 @@ class OpenApiContract {
     if (status === 204 || text === '') return;
     const content = response.content;
     if (content === undefined) throw violation(`${where}: a body of ${type} where none is documented`);
-    const media = content[type];
+    // Documented types may carry parameters (text/plain; version=0.0.4): compare the media types.
+    const media = Object.entries(content).find(([k]) => (k.split(';')[0] ?? '').trim() === type)?.[1];
     if (media === undefined) throw violation(`${where}: content-type ${type} not documented (${Object.keys(content).join(', ')})`);
     if (type !== 'application/json' || media.schema === undefined) return;
     const key = `${m} ${entry.template} ${status}`;
