@@ -31,7 +31,7 @@ export interface Snapshot { type: 'snapshot'; channel: 'l3'; market: string; seq
 export interface L3Delta { type: 'delta'; channel: 'l3'; market: string; sequence: number; events: L3Event[] }
 export interface L3Subscribed { type: 'subscribed'; channel: 'l3'; market: string; last_sequence: number; epoch: string; already_subscribed?: true }
 export interface TradesSubscribed { type: 'subscribed'; channel: 'trades'; market: string }
-export interface Unsubscribed { type: 'unsubscribed'; channel: string; market: string }
+export interface Unsubscribed { type: 'unsubscribed'; channel: string; market: string | null }
 export interface TradeMessage { type: 'trade'; market: string; trade: Trade }
 export interface ResyncRequired {
   type: 'resync_required';
