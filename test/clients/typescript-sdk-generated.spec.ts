@@ -19,7 +19,7 @@ export const FRAME_TYPES_MATCH: readonly true[] = [
   // market is null for channels without one (standings): the SDK accepts every frame the server sends.
   true satisfies Covers<Sdk.Unsubscribed, ServerMessageOf<'unsubscribed'>>,
   true satisfies Same<Sdk.TradeMessage, ServerMessageOf<'trade'>>,
-  true satisfies Same<Sdk.ResyncRequired, ServerMessageOf<'resync_required'>>,
+  true satisfies Covers<Sdk.ResyncRequired, ServerMessageOf<'resync_required'>>,
   true satisfies Same<Sdk.SubmitAck, ServerMessageOf<'submit_ack'>>,
   true satisfies Same<Sdk.OrderAck, ServerMessageOf<'order_ack'>>,
   true satisfies Same<Sdk.CancelAllAck, ServerMessageOf<'cancel_all_ack'>>,

@@ -35,7 +35,7 @@ export interface Unsubscribed { type: 'unsubscribed'; channel: string; market: s
 export interface TradeMessage { type: 'trade'; market: string; trade: Trade }
 export interface ResyncRequired {
   type: 'resync_required';
-  channel: 'l3' | 'trades' | 'account';
+  channel: 'l3' | 'trades' | 'l2' | 'account';
   market: string | null;
   expected_sequence: number | null;
   current_sequence: number | null;
