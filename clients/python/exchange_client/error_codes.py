@@ -72,4 +72,5 @@ ERROR_STATUS = {
     "internal": 500,
     "invalid_message": 400,
     "unsupported_channel": 400,
+    "standings_not_public": 403,
 }

@@ -72,6 +72,7 @@ export const ERROR_STATUS = {
   internal: 500,
   invalid_message: 400,
   unsupported_channel: 400,
+  standings_not_public: 403,
 } as const;
 
 export type ExchangeErrorCode = keyof typeof ERROR_STATUS;
