@@ -3,9 +3,26 @@
 // that was acknowledged is there.
 import { expect } from 'chai';
 import { Exchange } from '../../src/commands/exchange.ts';
-import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
+import pg from 'pg';
+import { BASE_URL, createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { checkChain, storedLog } from './support/harness.ts';
 import { call, PROCESS_ADMIN_TOKEN, spawnServer, type ServerProcess } from './support/server-process.ts';
+
+async function sessionsGone(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await admin.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1', [name]);
+      if (Number(rows[0]?.n ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`sessions of the killed process still open on ${name}`);
+  } finally {
+    await admin.end();
+  }
+}
 
 describe('PostgreSQL: kill -9 under load', function () {
   this.timeout(120_000);
@@ -63,6 +80,9 @@ describe('PostgreSQL: kill -9 under load', function () {
     expect(code).to.equal(null);
     // Enough acknowledged orders in flight to make the point; the count depends on the machine's load.
     expect(acknowledged.length).to.be.greaterThan(30);
+    // A COMMIT the killed process had already sent may still finish on the server: read the log only
+    // once the dead process's database sessions are gone.
+    await sessionsGone(url);
 
     const stored = await storedLog(url);
     checkChain(stored);
