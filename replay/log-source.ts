@@ -80,21 +80,28 @@ export async function* readNdjson(path: string): AsyncGenerator<RawRecord[]> {
   if (batch.length > 0) yield batch;
 }
 
-export async function* readPostgres(url: string): AsyncGenerator<RawRecord[]> {
+/** A one-connection pool on a database that holds an events table; SourceUnavailable otherwise. */
+async function openEventsPool(url: string): Promise<pg.Pool> {
   const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'exchange-replay' });
   try {
+    const client = await pool.connect();
     try {
-      const client = await pool.connect();
-      try {
-        const exists = await client.query<{ t: string | null }>("select to_regclass('public.events')::text as t");
-        if (exists.rows[0]?.t === null || exists.rows[0]?.t === undefined) throw new SourceUnavailable(`${redactUrl(url)} has no events table`);
-      } finally {
-        client.release();
-      }
-    } catch (err) {
-      if (err instanceof SourceUnavailable) throw err;
-      throw new SourceUnavailable(`cannot reach PostgreSQL at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
+      const exists = await client.query<{ t: string | null }>("select to_regclass('public.events')::text as t");
+      if (exists.rows[0]?.t === null || exists.rows[0]?.t === undefined) throw new SourceUnavailable(`${redactUrl(url)} has no events table`);
+    } finally {
+      client.release();
     }
+    return pool;
+  } catch (err) {
+    await pool.end().catch(() => {});
+    if (err instanceof SourceUnavailable) throw err;
+    throw new SourceUnavailable(`cannot reach PostgreSQL at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export async function* readPostgres(url: string): AsyncGenerator<RawRecord[]> {
+  const pool = await openEventsPool(url);
+  try {
     let batch: RawRecord[] = [];
     for await (const stored of streamStoredEvents(pool, 0)) {
       batch.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash, text: stored.text });
@@ -123,20 +130,8 @@ export async function* ndjsonBytes(path: string): AsyncGenerator<Uint8Array> {
 
 /** The COPY text of a database's events table, rows `seq\thash\tcanonical` (for the pipeline). */
 export async function* postgresBytes(url: string): AsyncGenerator<Uint8Array> {
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'exchange-replay' });
+  const pool = await openEventsPool(url);
   try {
-    try {
-      const client = await pool.connect();
-      try {
-        const exists = await client.query<{ t: string | null }>("select to_regclass('public.events')::text as t");
-        if (exists.rows[0]?.t === null || exists.rows[0]?.t === undefined) throw new SourceUnavailable(`${redactUrl(url)} has no events table`);
-      } finally {
-        client.release();
-      }
-    } catch (err) {
-      if (err instanceof SourceUnavailable) throw err;
-      throw new SourceUnavailable(`cannot reach PostgreSQL at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
-    }
     yield* streamEventBytes(pool, 0);
   } finally {
     await pool.end();
