@@ -85,7 +85,7 @@ export function decideSettleMarket(state: ExchangeState, c: CommandOf<'SettleMar
 
   const affected = new Set<string>();
   const book = state.books.book(c.market_id);
-  if (book !== undefined) for (const side of [book.bids, book.asks]) for (const o of side.orders()) affected.add(o.trader_id);
+  if (book !== undefined) for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) affected.add(state.books.orders.traderId(slot));
   let openInterest = 0;
   for (const traderId of state.positions.holdersOf(c.market_id)) {
     const values = state.positions.values(traderId, c.market_id);

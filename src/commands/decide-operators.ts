@@ -4,7 +4,7 @@ import type { EventBody, FrozenRowFact, ProvisionedTraderFact, ScheduledAction }
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import type { TraderView } from '../projections/views.ts';
 import { normalizeUsername } from './decide-admin.ts';
-import { DomainError, fail, isDomainError } from './errors.ts';
+import { DomainError, fail, isDomainError, Refusal } from './errors.ts';
 import type { Command, CommandOf } from './types.ts';
 
 /** How many usernames one bulk provisioning may hold. */
@@ -132,17 +132,18 @@ function commandOfAction(a: ScheduledAction, time: string, messageId: string): C
  * refusal (the market was settled meanwhile, say) is recorded too, so the entry is done either way and
  * a restart never runs it again.
  */
-export function decideRunScheduledAction(state: ExchangeState, c: CommandOf<'RunScheduledAction'>, decideInner: (command: Command) => EventBody): EventBody {
+export function decideRunScheduledAction(state: ExchangeState, c: CommandOf<'RunScheduledAction'>, decideInner: (command: Command) => EventBody | Refusal): EventBody {
   const entry = state.schedule.pending(c.entry_id);
   if (entry === undefined) fail('schedule_entry_not_pending', `schedule entry ${c.entry_id} is not pending`);
   if (c.time < entry.at) fail('schedule_entry_not_due', `schedule entry ${c.entry_id} is due at ${entry.at}`);
-  let body: EventBody;
+  let body: EventBody | Refusal;
   try {
     body = decideInner(commandOfAction(entry.action, c.time, c.message_id));
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    return { type: 'ScheduledActionFailed', data: { schedule_entry: c.entry_id, code: err.code, message: err.message } };
+    body = Refusal.of(err);
   }
+  if (body instanceof Refusal) return { type: 'ScheduledActionFailed', data: { schedule_entry: c.entry_id, code: body.code, message: body.message } };
   return { type: body.type, data: { ...body.data, schedule_entry: c.entry_id } } as EventBody;
 }
 

@@ -2,9 +2,10 @@
 // matching it records (order types, time in force, self-trade prevention), amend, cancel, cancel-all.
 import type { EventBody, FillFact, SelfTradeCancelFact, OrderStatus } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
-import type { PriceLevel, RestingOrder } from '../projections/order-book.ts';
+import type { BookSide } from '../projections/order-book.ts';
+import { NONE } from '../projections/orders/order-store.ts';
 import { applyTrade, type PositionValues } from '../projections/position-math.ts';
-import { DomainError, DuplicateSubmission, fail, positionLimitText } from './errors.ts';
+import { DuplicateSubmission, Refusal, refuse, positionLimitText } from './errors.ts';
 import { fillId } from './fill-ids.ts';
 import { isMarketSymbol, isPositiveInteger, MAX_MARK_PRICE, POSITION_LIMIT } from './rules.ts';
 import type { CommandOf, OrderRef } from './types.ts';
@@ -16,10 +17,11 @@ type Submit = CommandOf<'SubmitOrder'>;
  * submission a repeat (answered with the first order, nothing appended); other parameters are refused.
  * Checked before anything else, so a retry is recognized whatever changed since (trading stopped, say).
  */
-function checkClientOrderId(state: ExchangeState, c: Submit): void {
-  if (c.client_order_id === null) return;
-  const first = state.books.byClientId(c.trader_id, c.client_order_id);
-  if (first === undefined) return;
+function checkClientOrderId(state: ExchangeState, c: Submit): Refusal | null {
+  if (c.client_order_id === null) return null;
+  const slot = state.books.clientSlot(c.trader_id, c.client_order_id);
+  if (slot === NONE) return null;
+  const first = state.books.orders.record(slot);
   const t = first.terms;
   const samePrice = c.order_type === 'MARKET' ? c.price === null : c.price === first.price;
   if (
@@ -33,51 +35,55 @@ function checkClientOrderId(state: ExchangeState, c: Submit): void {
   ) {
     throw new DuplicateSubmission(first.id);
   }
-  fail('duplicate_client_order_id');
+  return refuse('duplicate_client_order_id');
 }
 
-export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody {
-  checkClientOrderId(state, c);
+export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody | Refusal {
+  const duplicate = checkClientOrderId(state, c);
+  if (duplicate !== null) return duplicate;
   // 1. Global trading control.
-  if (!state.markets.controls.trading_enabled) fail('trading_disabled');
-  // 2. The market.
-  if (!isMarketSymbol(c.market)) fail('invalid_market');
-  const market = state.markets.get(c.market);
-  if (market === undefined) fail('market_not_configured', `market ${c.market} is not configured`);
-  if (market.status === 'disabled') fail('market_disabled', `market ${c.market} is disabled`);
-  if (market.status === 'settled') fail('market_settled', `market ${c.market} is settled`);
+  if (!state.markets.controls.trading_enabled) return refuse('trading_disabled');
+  // 2. The market (a configured market's id is always a valid symbol, so the pattern is only tried on a miss).
+  const m = state.marketNames.indexOf(c.market);
+  const market = state.markets.at(m);
+  if (market === undefined) {
+    if (!isMarketSymbol(c.market)) return refuse('invalid_market');
+    return refuse('market_not_configured', `market ${c.market} is not configured`);
+  }
+  if (market.status === 'disabled') return refuse('market_disabled', `market ${c.market} is disabled`);
+  if (market.status === 'settled') return refuse('market_settled', `market ${c.market} is settled`);
   // 3. Price (and what the order type allows).
   const isMarket = c.order_type === 'MARKET';
   if (isMarket) {
-    if (c.price !== null) fail('invalid_price', 'price is not allowed on a market order');
-    if (c.time_in_force !== 'IOC') fail('invalid_time_in_force', 'market orders take time_in_force IOC');
+    if (c.price !== null) return refuse('invalid_price', 'price is not allowed on a market order');
+    if (c.time_in_force !== 'IOC') return refuse('invalid_time_in_force', 'market orders take time_in_force IOC');
   } else {
-    if (c.price === null) fail('invalid_price', 'price is required');
-    if (!isPositiveInteger(c.price)) fail('invalid_price');
-    if (c.price % market.tick_size !== 0) fail('tick_size_violation', `price ${c.price} is not a multiple of the tick size ${market.tick_size}`);
+    if (c.price === null) return refuse('invalid_price', 'price is required');
+    if (!isPositiveInteger(c.price)) return refuse('invalid_price');
+    if (c.price % market.tick_size !== 0) return refuse('tick_size_violation', `price ${c.price} is not a multiple of the tick size ${market.tick_size}`);
   }
   // 4. Quantity.
-  if (!isPositiveInteger(c.quantity)) fail('invalid_quantity');
-  if (c.quantity < market.min_order_quantity) fail('quantity_below_minimum', `quantity ${c.quantity} is below the minimum order quantity ${market.min_order_quantity}`);
+  if (!isPositiveInteger(c.quantity)) return refuse('invalid_quantity');
+  if (c.quantity < market.min_order_quantity) return refuse('quantity_below_minimum', `quantity ${c.quantity} is below the minimum order quantity ${market.min_order_quantity}`);
   // 5. Worst case: every resting order of this side and the new one fill, on top of the position. The
   // full quantity counts, whatever the order type (an IOC or market order could fill all of it).
-  const exposure = state.books.exposure(c.trader_id, c.market);
-  const net = state.positions.net(c.trader_id, c.market);
-  const projected = c.side === 'BUY' ? net + exposure.buy + c.quantity : net - exposure.sell - c.quantity;
-  if (Math.abs(projected) > POSITION_LIMIT) fail('position_limit_exceeded', positionLimitText(c.market, projected));
+  const trader = state.traderNames.indexOf(c.trader_id);
+  const resting = state.books.restingAt(trader, m, c.side === 'BUY' ? 0 : 1);
+  const net = state.positions.netAt(trader, m);
+  const projected = c.side === 'BUY' ? net + resting + c.quantity : net - resting - c.quantity;
+  if (Math.abs(projected) > POSITION_LIMIT) return refuse('position_limit_exceeded', positionLimitText(c.market, projected));
   if (c.price !== null) {
     // Every fill of this order is at most its notional (a buy pays at most its limit; a sell fills at
     // most its quantity against makers whose own notional passed this check), so this bounds them all.
-    if (!Number.isSafeInteger(c.price * c.quantity)) fail('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
-    if (c.price > MAX_MARK_PRICE) fail('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
+    if (!Number.isSafeInteger(c.price * c.quantity)) return refuse('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
+    if (c.price > MAX_MARK_PRICE) return refuse('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
   }
 
-  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
-  const best = opposite?.bestLevel ?? null;
-  const crosses = best !== null && (c.price === null || (c.side === 'BUY' ? best.price <= c.price : best.price >= c.price));
+  const best = state.books.bookAt(m)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY').bestPrice ?? null;
+  const crosses = best !== null && (c.price === null || (c.side === 'BUY' ? best <= c.price : best >= c.price));
   // Post-only is judged first, against every resting order (the trader's own included).
-  if (c.time_in_force === 'POST_ONLY' && crosses) fail('post_only_would_take');
-  if (isMarket && best === null) fail('no_liquidity');
+  if (c.time_in_force === 'POST_ONLY' && crosses) return refuse('post_only_would_take');
+  if (isMarket && best === null) return refuse('no_liquidity');
 
   const outcome = crosses ? match(state, c) : NO_MATCH;
   let filled = 0;
@@ -124,8 +130,13 @@ interface MatchOutcome {
 const NO_CANCELS: SelfTradeCancelFact[] = [];
 const NO_MATCH: MatchOutcome = Object.freeze({ fills: [], selfCanceled: NO_CANCELS, takerCanceled: false, expired: false });
 
-function withinLimit(c: Submit, level: PriceLevel): boolean {
-  return c.price === null || (c.side === 'BUY' ? level.price <= c.price : level.price >= c.price);
+function withinLimit(c: Submit, price: number): boolean {
+  return c.price === null || (c.side === 'BUY' ? price <= c.price : price >= c.price);
+}
+
+/** The opposite side of the book the order meets, or undefined for a market without a book yet. */
+function oppositeOf(state: ExchangeState, c: Submit): BookSide | undefined {
+  return state.books.bookAt(state.marketNames.indexOf(c.market))?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
 }
 
 /**
@@ -133,15 +144,18 @@ function withinLimit(c: Submit, level: PriceLevel): boolean {
  * order (CANCEL_TAKER, CANCEL_BOTH) or skips own orders (CANCEL_MAKER, which would cancel them).
  */
 function fillable(state: ExchangeState, c: Submit): number {
-  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  const opposite = oppositeOf(state, c);
+  if (opposite === undefined) return 0;
+  const { orders, levels } = state.books;
+  const self = state.books.traderNames.indexOf(c.trader_id);
   let total = 0;
-  for (let level = opposite?.bestLevel ?? null; level !== null && withinLimit(c, level); level = opposite?.levelAfter(level) ?? null) {
-    for (let maker: RestingOrder | null = level.head; maker !== null; maker = maker.next) {
-      if (maker.trader_id === c.trader_id && c.self_trade_prevention !== 'NONE') {
+  for (let level = opposite.best; level !== NONE && withinLimit(c, levels.price(level)); level = levels.worse(level)) {
+    for (let maker = levels.head(level); maker !== NONE; maker = orders.next(maker)) {
+      if (orders.trader(maker) === self && c.self_trade_prevention !== 'NONE') {
         if (c.self_trade_prevention === 'CANCEL_MAKER') continue;
         return total;
       }
-      total += maker.remaining;
+      total += orders.remaining(maker);
       if (total >= c.quantity) return total;
     }
   }
@@ -151,33 +165,38 @@ function fillable(state: ExchangeState, c: Submit): number {
 /** Price-time priority against the opposite side; every execution at the maker's price. Reads only. */
 function match(state: ExchangeState, c: Submit): MatchOutcome {
   if (c.time_in_force === 'FOK' && fillable(state, c) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
-  const opposite = state.books.book(c.market)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  const opposite = oppositeOf(state, c);
   const fills: FillFact[] = [];
   // Self-trade prevention cancels nothing in most submissions: the array is made on the first one.
   let selfCanceled: SelfTradeCancelFact[] = NO_CANCELS;
+  if (opposite === undefined) return { fills, selfCanceled, takerCanceled: false, expired: false };
+  const { orders, levels } = state.books;
+  const self = state.books.traderNames.indexOf(c.trader_id);
   const trial = new Map<string, PositionValues>();
   const takerSign = c.side === 'BUY' ? 1 : -1;
   const stp = c.self_trade_prevention;
   let left = c.quantity;
-  let level = opposite?.bestLevel ?? null;
-  while (left > 0 && level !== null && withinLimit(c, level)) {
-    for (let maker: RestingOrder | null = level.head; maker !== null && left > 0; maker = maker.next) {
-      if (stp !== 'NONE' && maker.trader_id === c.trader_id) {
+  for (let level = opposite.best; left > 0 && level !== NONE; level = levels.worse(level)) {
+    const price = levels.price(level);
+    if (!withinLimit(c, price)) break;
+    for (let maker = levels.head(level); maker !== NONE && left > 0; maker = orders.next(maker)) {
+      const remaining = orders.remaining(maker);
+      if (stp !== 'NONE' && orders.trader(maker) === self) {
         if (stp === 'CANCEL_MAKER' || stp === 'CANCEL_BOTH') {
           if (selfCanceled === NO_CANCELS) selfCanceled = [];
-          selfCanceled.push({ order_id: maker.id, side: maker.side, price: maker.price, remaining: maker.remaining, after_fills: fills.length });
+          selfCanceled.push({ order_id: orders.id(maker), side: orders.side(maker), price, remaining, after_fills: fills.length });
         }
         if (stp === 'CANCEL_MAKER') continue;
         return { fills, selfCanceled, takerCanceled: true, expired: false };
       }
-      const quantity = Math.min(left, maker.remaining);
+      const quantity = Math.min(left, remaining);
+      const makerTrader = orders.traderId(maker);
       // Refuse the whole order, before anything changes, if any position it touches would overflow.
-      tryTrade(state, trial, c.trader_id, c.market, takerSign * quantity, level.price);
-      tryTrade(state, trial, maker.trader_id, c.market, -takerSign * quantity, level.price);
-      fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: maker.id, maker_trader_id: maker.trader_id, price: level.price, quantity, maker_remaining: maker.remaining - quantity });
+      tryTrade(state, trial, c.trader_id, c.market, takerSign * quantity, price);
+      tryTrade(state, trial, makerTrader, c.market, -takerSign * quantity, price);
+      fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: orders.id(maker), maker_trader_id: makerTrader, price, quantity, maker_remaining: remaining - quantity });
       left -= quantity;
     }
-    level = opposite?.levelAfter(level) ?? null;
   }
   return { fills, selfCanceled, takerCanceled: false, expired: false };
 }
@@ -188,39 +207,45 @@ function tryTrade(state: ExchangeState, trial: Map<string, PositionValues>, trad
 }
 
 /**
- * The caller's open order named by id or by client order id. By id, another trader's order is 403; a
- * client order id is looked up among the caller's own orders only, so none found is always 404.
+ * The caller's open order named by id or by client order id (its slot). By id, another trader's order
+ * is 403; a client order id is looked up among the caller's own orders only, so none found is always 404.
  */
-function ownOpenOrder(state: ExchangeState, traderId: string, ref: OrderRef): RestingOrder {
+function ownOpenOrder(state: ExchangeState, traderId: string, ref: OrderRef): number | Refusal {
+  const orders = state.books.orders;
   if (ref.client_order_id !== undefined) {
-    const order = state.books.byClientId(traderId, ref.client_order_id);
-    if (order === undefined || order.status !== 'open') fail('order_not_found', `no open order with client_order_id ${ref.client_order_id}`);
-    return order;
+    const slot = state.books.clientSlot(traderId, ref.client_order_id);
+    if (slot === NONE || !orders.isOpen(slot)) return refuse('order_not_found', `no open order with client_order_id ${ref.client_order_id}`);
+    return slot;
   }
-  const order = state.books.order(ref.order_id);
-  if (order === undefined) fail('order_not_found', `order ${ref.order_id} not found`);
-  if (order.trader_id !== traderId) fail('order_not_owned', `order ${ref.order_id} belongs to another trader`);
-  return order;
+  const slot = orders.restingSlot(ref.order_id);
+  if (slot === NONE) return refuse('order_not_found', `order ${ref.order_id} not found`);
+  if (orders.traderId(slot) !== traderId) return refuse('order_not_owned', `order ${ref.order_id} belongs to another trader`);
+  return slot;
 }
 
-export function decideAmendOrder(state: ExchangeState, c: CommandOf<'AmendOrder'>): EventBody {
-  if (!isPositiveInteger(c.remaining)) fail('invalid_remaining');
-  const order = ownOpenOrder(state, c.trader_id, c);
-  if (c.remaining > order.remaining) throw new DomainError('invalid_amend', `amend can only reduce remaining: ${c.remaining} > current ${order.remaining}`);
+export function decideAmendOrder(state: ExchangeState, c: CommandOf<'AmendOrder'>): EventBody | Refusal {
+  if (!isPositiveInteger(c.remaining)) return refuse('invalid_remaining');
+  const slot = ownOpenOrder(state, c.trader_id, c);
+  if (typeof slot !== 'number') return slot;
+  const o = state.books.orders;
+  const remaining = o.remaining(slot);
+  if (c.remaining > remaining) return refuse('invalid_amend', `amend can only reduce remaining: ${c.remaining} > current ${remaining}`);
   return {
     type: 'OrderAmended',
-    data: { order_id: order.id, trader_id: order.trader_id, market: order.market, side: order.side, price: order.price, previous_remaining: order.remaining, remaining: c.remaining },
+    data: { order_id: o.id(slot), trader_id: o.traderId(slot), market: o.marketId(slot), side: o.side(slot), price: o.price(slot), previous_remaining: remaining, remaining: c.remaining },
   };
 }
 
-export function decideCancelOrder(state: ExchangeState, c: CommandOf<'CancelOrder'>): EventBody {
-  const order = ownOpenOrder(state, c.trader_id, c);
-  return { type: 'OrderCanceled', data: { order_id: order.id, trader_id: order.trader_id, market: order.market, side: order.side, price: order.price, remaining: order.remaining } };
+export function decideCancelOrder(state: ExchangeState, c: CommandOf<'CancelOrder'>): EventBody | Refusal {
+  const slot = ownOpenOrder(state, c.trader_id, c);
+  if (typeof slot !== 'number') return slot;
+  const o = state.books.orders;
+  return { type: 'OrderCanceled', data: { order_id: o.id(slot), trader_id: o.traderId(slot), market: o.marketId(slot), side: o.side(slot), price: o.price(slot), remaining: o.remaining(slot) } };
 }
 
 /** Every open order of the trader (in one market, or all), oldest first; one event however many. */
-export function decideCancelAll(state: ExchangeState, c: CommandOf<'CancelAllOrders'>): EventBody {
-  if (c.market !== null && !isMarketSymbol(c.market)) fail('invalid_market');
+export function decideCancelAll(state: ExchangeState, c: CommandOf<'CancelAllOrders'>): EventBody | Refusal {
+  if (c.market !== null && !isMarketSymbol(c.market)) return refuse('invalid_market');
   const orders = [];
   for (const o of state.books.openOrderRecords(c.trader_id, c.market ?? undefined)) {
     orders.push({ order_id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, remaining: o.remaining });

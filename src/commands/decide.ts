@@ -1,14 +1,16 @@
-// decide(state, command) -> event body, or a thrown DomainError. Pure: it reads the projections and
-// never changes them; the exchange sequences what it returns and applies it.
+// decide(state, command) -> event body, or a refusal (returned by the trading commands, thrown as a
+// DomainError by the others). Pure: it reads the projections and never changes them; the exchange
+// sequences what it returns and applies it.
 import type { EventBody } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { decidePostAdminMessage, decideProvisionTrader, decideResetTrading } from './decide-admin.ts';
 import { decideDeleteMarket, decideLoadConfig, decidePatchMarket, decideSettleMarket, decideUpsertMarket } from './decide-markets.ts';
 import { decideDisableTrader, decideEnableTrader, decideFreezeLeaderboard, decideProvisionTraders, decideRotateApiKey, decideRunScheduledAction, decideSetSchedule } from './decide-operators.ts';
 import { decideAmendOrder, decideCancelAll, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
+import type { Refusal } from './errors.ts';
 import type { Command } from './types.ts';
 
-export function decide(state: ExchangeState, command: Command): EventBody {
+export function decide(state: ExchangeState, command: Command): EventBody | Refusal {
   switch (command.type) {
     case 'SubmitOrder':
       return decideSubmitOrder(state, command);

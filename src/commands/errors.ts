@@ -132,6 +132,36 @@ export function fail(code: ErrorCode, message?: string): never {
   throw new DomainError(code, message);
 }
 
+/**
+ * A refusal as a value. The trading commands are decided millions of times and refused often (a cancel
+ * of an order that just filled): throwing costs more than deciding, so their decide functions return
+ * one of these, and Exchange.execute turns it into the DomainError its callers catch.
+ */
+export class Refusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** The error it came from, when it was thrown (the rarer commands still throw). */
+  private readonly thrown: DomainError | null;
+
+  constructor(code: ErrorCode, message: string, thrown: DomainError | null = null) {
+    this.code = code;
+    this.message = message;
+    this.thrown = thrown;
+  }
+
+  static of(err: DomainError): Refusal {
+    return new Refusal(err.code, err.message, err);
+  }
+
+  error(): DomainError {
+    return this.thrown ?? new DomainError(this.code, this.message);
+  }
+}
+
+export function refuse(code: ErrorCode, message?: string): Refusal {
+  return new Refusal(code, message ?? ERRORS[code].message);
+}
+
 export function isDomainError(value: unknown): value is DomainError {
   return value instanceof DomainError;
 }

@@ -3,10 +3,11 @@
 // execute returns, so the caller reads its effects straight from the state.
 import type { EventLog } from '../events/event-log.ts';
 import { InMemoryEventLog } from '../events/in-memory-log.ts';
-import { SCHEMA_VERSION, type ExchangeEvent } from '../events/types.ts';
+import { SCHEMA_VERSION, type EventBody, type ExchangeEvent } from '../events/types.ts';
 import type { RecordedEvent } from '../events/upcasters/upcast.ts';
 import { ExchangeState, type ExchangeStateOptions } from '../projections/exchange-state.ts';
 import { decide } from './decide.ts';
+import { DomainError, Refusal } from './errors.ts';
 import type { Command } from './types.ts';
 
 export interface ExchangeOptions extends ExchangeStateOptions {
@@ -28,12 +29,34 @@ export class Exchange {
 
   /** Decides and applies one command; throws a DomainError (and changes nothing) when it is refused. */
   execute(command: Command): ExchangeEvent {
+    const outcome = this.tryExecute(command);
+    if (outcome instanceof Refusal) throw outcome.error();
+    return outcome;
+  }
+
+  /**
+   * Decides and applies one command; returns the refusal (nothing changed) instead of throwing one, for
+   * callers to whom a refusal is an ordinary answer. A repeated client order id still throws
+   * DuplicateSubmission.
+   */
+  tryExecute(command: Command): ExchangeEvent | Refusal {
     if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
-    const body = decide(this.state, command);
+    const body = this.decided(command);
+    if (body instanceof Refusal) return body;
     const event = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data, v: SCHEMA_VERSION } as ExchangeEvent;
     this.log.append(event);
     this.state.apply(event);
     return event;
+  }
+
+  // The rarer commands refuse by throwing; every refusal leaves here as a value.
+  private decided(command: Command): EventBody | Refusal {
+    try {
+      return decide(this.state, command);
+    } catch (err) {
+      if (err instanceof DomainError) return Refusal.of(err);
+      throw err;
+    }
   }
 
   /**
@@ -44,7 +67,8 @@ export class Exchange {
    */
   executeAsRecorded(command: Command, recorded: RecordedEvent): ExchangeEvent {
     if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
-    const body = decide(this.state, command);
+    const body = this.decided(command);
+    if (body instanceof Refusal) throw body.error();
     const base = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data };
     const event = (recorded.v === undefined ? base : { ...base, v: recorded.v }) as ExchangeEvent;
     this.log.append(event);

@@ -68,7 +68,7 @@ function unchanged<H extends z.core.$ZodShape, M extends z.core.$ZodShape>(head:
 
 // Version 1: no `v`.
 const headV1 = { seq: Pos, time: Time };
-const EventSchemaV1 = z.discriminatedUnion('type', [
+export const EventSchemaV1 = z.discriminatedUnion('type', [
   ...unchanged(headV1, {}),
   z.strictObject({
     ...headV1,
@@ -125,7 +125,7 @@ const OperatorEventsV2 = [
 ] as const;
 
 // Version 2: `v` names it; a version this code does not know is refused rather than guessed at.
-const EventSchemaV2 = z.discriminatedUnion('type', [
+export const EventSchemaV2 = z.discriminatedUnion('type', [
   ...unchanged(headV2, { schedule_entry: Id.optional() }),
   z.strictObject({
     ...headV2,

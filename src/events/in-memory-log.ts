@@ -1,9 +1,13 @@
+import { CompactEvents } from './compact-events.ts';
 import type { EventLog } from './event-log.ts';
 import type { ExchangeEvent } from './types.ts';
 
-/** The default log: every event kept in memory, so the state can be rebuilt by folding them. */
+/**
+ * The default log: every event kept in memory, so the state can be rebuilt by folding them. Kept flat
+ * (compact-events.ts), so a long log costs the garbage collector little; reading builds the events again.
+ */
 export class InMemoryEventLog implements EventLog {
-  private readonly events: ExchangeEvent[] = [];
+  private readonly events = new CompactEvents();
 
   get headSeq(): number {
     return this.events.length;
@@ -18,10 +22,11 @@ export class InMemoryEventLog implements EventLog {
 
   /** Events with seq > afterSeq, oldest first. */
   *read(afterSeq = 0): IterableIterator<ExchangeEvent> {
-    for (let i = Math.max(0, afterSeq); i < this.events.length; i++) yield this.events[i] as ExchangeEvent;
+    for (let i = Math.max(0, afterSeq); i < this.events.length; i++) yield this.events.at(i);
   }
 
+  /** Every event, oldest first (a copy: the log keeps no event objects). */
   all(): readonly ExchangeEvent[] {
-    return this.events;
+    return [...this.read(0)];
   }
 }

@@ -1,57 +1,27 @@
-// The books projection: every market's order book, the index from order id to resting order, each
-// trader's open orders and resting quantity per market and side (the worst-case risk check reads it).
-// Applying an event also yields its book effect, the ordered list of changes it made, which the
-// market-data feed and the private feed are derived from.
-import { Subject } from 'rxjs';
+// The books projection: every market's order book, every order since the last reset (orders/: flat
+// slots, resting or not), each trader's open orders and resting quantity per market and side (the
+// worst-case risk check reads it). Applying an event also records its book effect (book-effect.ts), the
+// ordered list of changes it made, which the market-data and private feeds are derived from.
 import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
-import { OrderArchive } from './order-archive.ts';
-import { OrderBook, PLAIN_LIMIT as PLAIN, RestingOrder, type OrderTerms } from './order-book.ts';
-import type { FillView, OrderView } from './views.ts';
+import { BookEffect, CAUSE_CANCELED, CAUSE_FILLED, CAUSE_RESET, CAUSE_SETTLED, ORDER_ADDED, ORDER_REMOVED, ORDER_UPDATED, TRADE, type BookEffectListener } from './book-effect.ts';
+import { OrderBook } from './order-book.ts';
+import { Interner } from './orders/interner.ts';
+import { LevelStore } from './orders/level-store.ts';
+import { NONE, OrderStore, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
+import type { OrderView } from './views.ts';
 
-export type RemovalCause = 'filled' | 'canceled' | 'settled' | 'reset';
+export type { RemovalCause } from './book-effect.ts';
+export type { OrderRecord, OrderTerms } from './orders/order-store.ts';
 
 /** An order as a snapshot keeps it: every field of the record. */
-export interface OrderSnapshot {
-  readonly id: string;
-  readonly trader_id: string;
-  readonly market: string;
-  readonly side: Side;
-  readonly price: number;
-  readonly quantity: number;
-  readonly remaining: number;
-  readonly created_at: string;
-  readonly terms: OrderTerms;
-  readonly seq: number;
-  readonly status: RestingOrder['status'];
-  readonly filled: number;
-  readonly notional: number;
-}
-
-export type BookChange =
-  | { readonly kind: 'order_added'; readonly order: OrderView }
-  | { readonly kind: 'order_updated'; readonly order: OrderView }
-  | { readonly kind: 'order_removed'; readonly order: OrderView; readonly cause: RemovalCause }
-  | { readonly kind: 'trade'; readonly fill: FillView; readonly maker_trader_id: string; readonly taker_trader_id: string; readonly taker_side: Side };
-
-export interface BookEffect {
-  readonly event: ExchangeEvent;
-  /** In the order they happened; for a crossing order, per execution the maker's change then the trade. */
-  readonly changes: readonly BookChange[];
-  /** For OrderSubmitted: the taker order after matching. */
-  readonly taker: OrderView | null;
-}
+export type OrderSnapshot = OrderRecord;
 
 export interface Exposure {
-  buy: number;
-  sell: number;
+  readonly buy: number;
+  readonly sell: number;
 }
 
-interface TraderOrders {
-  readonly orders: Map<string, RestingOrder>;
-  readonly exposure: Map<string, Exposure>;
-}
-
-export function orderView(o: RestingOrder): OrderView {
+export function orderView(o: OrderRecord): OrderView {
   const t = o.terms;
   return {
     id: o.id,
@@ -71,72 +41,105 @@ export function orderView(o: RestingOrder): OrderView {
   };
 }
 
-function orderSnapshot(o: RestingOrder): OrderSnapshot {
-  return { id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, quantity: o.quantity, remaining: o.remaining, created_at: o.created_at, terms: o.terms, seq: o.seq, status: o.status, filled: o.filled, notional: o.notional };
-}
-
-function fromSnapshot(v: OrderSnapshot): RestingOrder {
-  const o = new RestingOrder(v.id, v.trader_id, v.market, v.side, v.price, v.quantity, v.remaining, v.created_at, v.terms, v.seq);
-  o.status = v.status;
-  o.filled = v.filled;
-  o.notional = v.notional;
-  return o;
-}
-
-const NO_EXPOSURE: Exposure = Object.freeze({ buy: 0, sell: 0 });
-
 export class BooksProjection {
-  private readonly books = new Map<string, OrderBook>();
-  private readonly index = new Map<string, RestingOrder>();
-  private readonly traders = new Map<string, TraderOrders>();
-  /** Every order since the last reset that no longer rests (those that do are in `index`). */
-  private readonly archive = new OrderArchive();
-  /** Per trader: client order id -> order id, for every order since the last reset that had one. */
-  private readonly clientIds = new Map<string, Map<string, string>>();
-  readonly effects$ = new Subject<BookEffect>();
+  readonly traderNames: Interner;
+  readonly marketNames: Interner;
+  /** Every order since the last reset. */
+  readonly orders: OrderStore;
+  readonly levels = new LevelStore();
+  private readonly byName = new Map<string, OrderBook>();
+  private byIndex: (OrderBook | undefined)[] = [];
+  /**
+   * Per trader (interned index): its open orders in each market, oldest first, linked through the order
+   * slots; [head, tail, count] at market * 3. Per market, so a cancel-all of one market walks only it.
+   */
+  private opens: (Int32Array | undefined)[] = [];
+  /** Per trader: resting quantity at [market * 2 + side bit]. */
+  private exposures: (Float64Array | undefined)[] = [];
+  /** Per trader: client order id -> slot, for every order since the last reset that had one. */
+  private clientIds: (Map<string, number> | undefined)[] = [];
+  private clientIdTotal = 0;
+  private readonly effect = new BookEffect();
+  private readonly listeners: BookEffectListener[] = [];
+
+  constructor(traderNames = new Interner(), marketNames = new Interner()) {
+    this.traderNames = traderNames;
+    this.marketNames = marketNames;
+    this.orders = new OrderStore(traderNames, marketNames);
+  }
+
+  /** A feed to tell of every event's book effect (in the order listeners were added). */
+  listen(listener: BookEffectListener): void {
+    this.listeners.push(listener);
+  }
 
   book(market: string): OrderBook | undefined {
-    return this.books.get(market);
+    return this.byName.get(market);
+  }
+
+  /** A book by interned market (-1: never seen). */
+  bookAt(market: number): OrderBook | undefined {
+    return market < 0 ? undefined : this.byIndex[market];
   }
 
   markets(): IterableIterator<string> {
-    return this.books.keys();
-  }
-
-  order(id: string): RestingOrder | undefined {
-    return this.index.get(id);
+    return this.byName.keys();
   }
 
   get restingCount(): number {
-    return this.index.size;
+    return this.orders.restingCount;
+  }
+
+  /** The slot of any order since the last reset, or NONE. */
+  slotOf(id: string): number {
+    return this.orders.slotOf(id);
+  }
+
+  /** The slot of the trader's order with this client order id (any status since the last reset), or NONE. */
+  clientSlot(traderId: string, clientOrderId: string): number {
+    const trader = this.traderNames.indexOf(traderId);
+    if (trader === NONE) return NONE;
+    return this.clientIds[trader]?.get(clientOrderId) ?? NONE;
+  }
+
+  /** A resting order. */
+  order(id: string): OrderRecord | undefined {
+    const slot = this.orders.restingSlot(id);
+    return slot === NONE ? undefined : this.orders.record(slot);
   }
 
   /** An order in any status since the last reset. */
-  anyOrder(id: string): RestingOrder | undefined {
-    return this.index.get(id) ?? this.archive.get(id);
+  anyOrder(id: string): OrderRecord | undefined {
+    const slot = this.orders.slotOf(id);
+    return slot === NONE ? undefined : this.orders.record(slot);
   }
 
   /** A trader's order with this client order id, in any status since the last reset. */
-  byClientId(traderId: string, clientOrderId: string): RestingOrder | undefined {
-    const id = this.clientIds.get(traderId)?.get(clientOrderId);
-    return id === undefined ? undefined : this.anyOrder(id);
+  byClientId(traderId: string, clientOrderId: string): OrderRecord | undefined {
+    const slot = this.clientSlot(traderId, clientOrderId);
+    return slot === NONE ? undefined : this.orders.record(slot);
   }
 
-  /** Every order since the last reset: the resting ones, then the others (as detached records). */
-  *allOrders(): IterableIterator<RestingOrder> {
-    yield* this.index.values();
-    yield* this.archive.all();
+  /** Every order since the last reset, in submission order. */
+  *allOrders(): IterableIterator<OrderRecord> {
+    for (let slot = 0; slot < this.orders.size; slot++) yield this.orders.record(slot);
   }
 
   get clientIdCount(): number {
-    let n = 0;
-    for (const ids of this.clientIds.values()) n += ids.size;
-    return n;
+    return this.clientIdTotal;
+  }
+
+  /** Resting quantity of one trader in one market on one side (0 BUY, 1 SELL), by interned trader and market (-1: never seen): what the worst-case risk check adds. */
+  restingAt(trader: number, market: number, side: number): number {
+    if (trader < 0 || market < 0) return 0;
+    return this.exposures[trader]?.[market * 2 + side] ?? 0;
   }
 
   /** Resting quantity per side of one trader in one market. */
   exposure(traderId: string, market: string): Exposure {
-    return this.traders.get(traderId)?.exposure.get(market) ?? NO_EXPOSURE;
+    const trader = this.traderNames.indexOf(traderId);
+    const m = this.marketNames.indexOf(market);
+    return { buy: this.restingAt(trader, m, 0), sell: this.restingAt(trader, m, 1) };
   }
 
   /** The trader's resting orders, oldest first (created_at, then id), optionally of one market. */
@@ -144,16 +147,25 @@ export class BooksProjection {
     return this.openOrderRecords(traderId, market).map(orderView);
   }
 
-  openOrderRecords(traderId: string, market?: string): RestingOrder[] {
-    const mine = this.traders.get(traderId);
-    if (mine === undefined) return [];
-    const out: RestingOrder[] = [];
-    for (const o of mine.orders.values()) if (market === undefined || o.market === market) out.push(o);
-    return out.sort(byCreatedThenId);
+  openOrderRecords(traderId: string, market?: string): OrderRecord[] {
+    const trader = this.traderNames.indexOf(traderId);
+    const opens = trader === NONE ? undefined : this.opens[trader];
+    if (opens === undefined) return [];
+    const out: OrderRecord[] = [];
+    if (market !== undefined) {
+      const m = this.marketNames.indexOf(market);
+      if (m === NONE || m * 3 >= opens.length) return [];
+      for (let slot = opens[m * 3] as number; slot !== NONE; slot = this.orders.tnext(slot)) out.push(this.orders.record(slot));
+    } else {
+      for (let m = 0; m * 3 < opens.length; m++) for (let slot = opens[m * 3] as number; slot !== NONE; slot = this.orders.tnext(slot)) out.push(this.orders.record(slot));
+    }
+    // Each list is in submission order, which is created_at order but for ties (and across markets).
+    for (let i = 1; i < out.length; i++) if (byCreatedThenId(out[i - 1] as OrderRecord, out[i] as OrderRecord) > 0) return out.sort(byCreatedThenId);
+    return out;
   }
 
   marketOrderCount(market: string): number {
-    return this.books.get(market)?.orderCount ?? 0;
+    return this.byName.get(market)?.orderCount ?? 0;
   }
 
   /**
@@ -162,254 +174,296 @@ export class BooksProjection {
    */
   snapshot(): { resting: OrderSnapshot[]; done: OrderSnapshot[] } {
     const resting: OrderSnapshot[] = [];
-    for (const book of this.books.values()) for (const side of [book.bids, book.asks]) for (const o of side.orders()) resting.push(orderSnapshot(o));
+    for (const book of this.byName.values()) for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) resting.push(this.orders.record(slot));
     const done: OrderSnapshot[] = [];
-    for (const o of this.archive.all()) done.push(orderSnapshot(o));
+    for (let slot = 0; slot < this.orders.size; slot++) if (!this.orders.isOpen(slot)) done.push(this.orders.record(slot));
     return { resting, done };
   }
 
   /** Rebuilds the books from a snapshot; pushing in the listed order restores every queue's priority. */
   restore(s: { readonly resting: readonly OrderSnapshot[]; readonly done: readonly OrderSnapshot[] }): void {
     for (const v of s.resting) {
-      const o = fromSnapshot(v);
-      this.bookOf(v.market).sideOf(v.side).push(o);
-      this.index.set(o.id, o);
-      this.traderOrders(o.trader_id).orders.set(o.id, o);
-      this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] += o.remaining;
-      this.rememberClientId(o);
+      const slot = this.addRecord(v);
+      this.rest(slot);
     }
-    for (const v of s.done) {
-      const o = fromSnapshot(v);
-      this.archive.add(o);
-      this.rememberClientId(o);
-    }
+    for (const v of s.done) this.addRecord(v);
   }
 
-  private rememberClientId(o: RestingOrder): void {
-    const cid = o.terms.client_order_id;
-    if (cid === null) return;
-    let ids = this.clientIds.get(o.trader_id);
-    if (ids === undefined) {
-      ids = new Map();
-      this.clientIds.set(o.trader_id, ids);
-    }
-    ids.set(cid, o.id);
+  private addRecord(v: OrderSnapshot): number {
+    const t = v.terms;
+    const flags = sideBit(v.side) | termsBits(t.type, t.time_in_force, t.self_trade_prevention) | statusBits(v.status);
+    const slot = this.orders.add(v.id, this.traderNames.intern(v.trader_id), this.marketNames.intern(v.market), flags, v.price, v.quantity, v.remaining, v.created_at, t.client_order_id, v.seq);
+    this.orders.setFills(slot, v.filled, v.notional);
+    this.rememberClientId(slot);
+    return slot;
   }
 
   apply(event: ExchangeEvent): void {
-    const changes: BookChange[] = [];
-    let taker: OrderView | null = null;
+    const effect = this.effect;
+    effect.begin(event);
     switch (event.type) {
       case 'OrderSubmitted':
-        taker = this.applySubmitted(event, changes);
+        this.applySubmitted(event);
         break;
       case 'OrderAmended': {
-        const o = this.mustFind(event.data.order_id);
+        const slot = this.mustFind(event.data.order_id);
+        const orders = this.orders;
         // An amend to the same remaining is accepted and changes nothing, not even the feeds.
-        if (o.remaining === event.data.remaining) break;
-        this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] -= o.remaining - event.data.remaining;
-        this.bookOf(o.market).sideOf(o.side).reduce(o, event.data.remaining);
-        changes.push({ kind: 'order_updated', order: orderView(o) });
+        if (orders.remaining(slot) === event.data.remaining) break;
+        this.addExposure(slot, event.data.remaining - orders.remaining(slot));
+        this.sideOfSlot(slot).reduce(slot, event.data.remaining);
+        effect.push(ORDER_UPDATED, slot, 0);
         break;
       }
-      case 'OrderCanceled': {
-        const o = this.mustFind(event.data.order_id);
-        o.status = 'canceled';
-        changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
-        this.unlink(o);
+      case 'OrderCanceled':
+        this.cancel(this.mustFind(event.data.order_id), CAUSE_CANCELED);
         break;
-      }
       case 'OrdersCanceled':
-        for (const ref of event.data.orders) {
-          const o = this.mustFind(ref.order_id);
-          o.status = 'canceled';
-          changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
-          this.unlink(o);
-        }
+        for (const ref of event.data.orders) this.cancel(this.mustFind(ref.order_id), CAUSE_CANCELED);
         break;
       case 'TraderDisabled':
-        for (const ref of event.data.canceled_orders) {
-          const o = this.mustFind(ref.order_id);
-          o.status = 'canceled';
-          changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
-          this.unlink(o);
-        }
+        for (const ref of event.data.canceled_orders) this.cancel(this.mustFind(ref.order_id), CAUSE_CANCELED);
         break;
       case 'MarketSettled': {
-        const book = this.books.get(event.data.market_id);
-        if (book !== undefined) this.clearBook(book, 'settled', changes);
+        const book = this.byName.get(event.data.market_id);
+        if (book !== undefined) this.clearBook(book, CAUSE_SETTLED);
         break;
       }
       case 'TradingReset':
-        for (const book of this.books.values()) this.clearBook(book, 'reset', changes);
-        // Client order ids are unique per trader since the last reset: the history starts again.
-        this.archive.clear();
-        this.clientIds.clear();
+        for (const book of this.byName.values()) this.clearBook(book, CAUSE_RESET);
         break;
-      case 'MarketDeleted':
-        this.books.delete(event.data.market_id);
+      case 'MarketDeleted': {
+        this.byName.delete(event.data.market_id);
+        const m = this.marketNames.indexOf(event.data.market_id);
+        if (m !== NONE) this.byIndex[m] = undefined;
         break;
+      }
       default:
         break;
     }
-    if (changes.length > 0 || taker !== null) this.effects$.next({ event, changes, taker });
+    if (!effect.isEmpty) for (const listener of this.listeners) listener.bookEffect(effect);
+    // Client order ids are unique per trader since the last reset: the history starts again (after the
+    // feeds have read the orders the reset removed).
+    if (event.type === 'TradingReset') this.clearHistory();
   }
 
-  private applySubmitted(event: EventOf<'OrderSubmitted'>, changes: BookChange[]): OrderView {
+  private applySubmitted(event: EventOf<'OrderSubmitted'>): void {
     const { order, fills, self_trade_canceled: selfCanceled, remaining, status } = event.data;
-    const book = this.bookOf(order.market);
-    const terms: OrderTerms =
-      order.type === 'LIMIT' && order.time_in_force === 'GTC' && order.self_trade_prevention === 'NONE' && order.client_order_id === null
-        ? PLAIN
-        : { type: order.type, time_in_force: order.time_in_force, self_trade_prevention: order.self_trade_prevention, client_order_id: order.client_order_id };
-    const taker = new RestingOrder(order.id, order.trader_id, order.market, order.side, order.price ?? 0, order.quantity, remaining, event.time, terms, event.seq);
+    const orders = this.orders;
+    const effect = this.effect;
+    const market = this.marketNames.intern(order.market);
+    const book = this.bookFor(market, order.market);
+    const flags = sideBit(order.side) | termsBits(order.type, order.time_in_force, order.self_trade_prevention);
+    const taker = orders.add(order.id, this.traderNames.intern(order.trader_id), market, flags, order.price ?? 0, order.quantity, remaining, event.time, order.client_order_id, event.seq);
+    effect.taker = taker;
     let canceledAt = 0;
     for (let i = 0; i <= fills.length; i++) {
       // Self-trade prevention took these out of the book before fill i was made.
       while (canceledAt < selfCanceled.length && (selfCanceled[canceledAt] as { after_fills: number }).after_fills === i) {
-        const o = this.mustFind((selfCanceled[canceledAt] as { order_id: string }).order_id);
-        o.status = 'canceled';
-        changes.push({ kind: 'order_removed', order: orderView(o), cause: 'canceled' });
-        this.unlink(o);
+        this.cancel(this.mustFind((selfCanceled[canceledAt] as { order_id: string }).order_id), CAUSE_CANCELED);
         canceledAt++;
       }
       const fill = fills[i];
       if (fill === undefined) break;
       const maker = this.mustFind(fill.maker_order_id);
-      const makerSide = book.sideOf(maker.side);
-      this.exposureOf(maker.trader_id, maker.market)[maker.side === 'BUY' ? 'buy' : 'sell'] -= maker.remaining - fill.maker_remaining;
-      maker.filled += fill.quantity;
-      maker.notional += fill.price * fill.quantity;
-      taker.filled += fill.quantity;
-      taker.notional += fill.price * fill.quantity;
+      const makerSide = book.sideOf(orders.side(maker));
+      this.addExposure(maker, fill.maker_remaining - orders.remaining(maker));
+      orders.addFill(maker, fill.quantity, fill.price);
+      orders.addFill(taker, fill.quantity, fill.price);
       if (fill.maker_remaining === 0) {
         makerSide.reduce(maker, 0);
-        maker.status = 'filled';
-        changes.push({ kind: 'order_removed', order: orderView(maker), cause: 'filled' });
-        this.unlink(maker, false);
+        orders.setStatus(maker, 'filled');
+        effect.push(ORDER_REMOVED, maker, CAUSE_FILLED);
+        this.unlink(maker);
       } else {
         makerSide.reduce(maker, fill.maker_remaining);
-        changes.push({ kind: 'order_updated', order: orderView(maker) });
+        effect.push(ORDER_UPDATED, maker, 0);
       }
-      changes.push({
-        kind: 'trade',
-        fill: { fill_id: fill.fill_id, market: order.market, maker_order_id: maker.id, taker_order_id: order.id, price: fill.price, quantity: fill.quantity, occurred_at: event.time },
-        maker_trader_id: maker.trader_id,
-        taker_trader_id: order.trader_id,
-        taker_side: order.side,
-      });
+      effect.push(TRADE, maker, i);
     }
-    taker.status = status;
-    // What neither filled nor rests was canceled (or expired): the record keeps that quantity.
-    if (remaining === 0) taker.remaining = order.quantity - taker.filled;
+    orders.setStatus(taker, status);
     this.rememberClientId(taker);
-    if (remaining === 0) this.archive.add(taker);
     if (remaining > 0) {
-      book.sideOf(order.side).push(taker);
-      this.index.set(order.id, taker);
-      const mine = this.traderOrders(order.trader_id);
-      mine.orders.set(order.id, taker);
-      this.exposureOf(order.trader_id, order.market)[order.side === 'BUY' ? 'buy' : 'sell'] += remaining;
-      const view = orderView(taker);
-      changes.push({ kind: 'order_added', order: view });
-      return view;
+      this.rest(taker);
+      effect.push(ORDER_ADDED, taker, 0);
+    } else {
+      // What neither filled nor rests was canceled (or expired): the record keeps that quantity.
+      orders.setRemaining(taker, order.quantity - orders.filled(taker));
     }
-    return orderView(taker);
   }
 
-  private clearBook(book: OrderBook, cause: RemovalCause, changes: BookChange[]): void {
+  /** Links an open order into its book, its trader's open orders and its exposure. */
+  private rest(slot: number): void {
+    const orders = this.orders;
+    const market = orders.market(slot);
+    this.bookFor(market, this.marketNames.nameOf(market)).sideOf(orders.side(slot)).push(slot);
+    const opens = this.opensOf(orders.trader(slot), market);
+    const at = market * 3;
+    const tail = opens[at + 1] as number;
+    orders.setTprev(slot, tail);
+    orders.setTnext(slot, NONE);
+    if (tail === NONE) opens[at] = slot;
+    else orders.setTnext(tail, slot);
+    opens[at + 1] = slot;
+    opens[at + 2] = (opens[at + 2] as number) + 1;
+    this.addExposure(slot, orders.remaining(slot));
+    orders.rests(slot);
+  }
+
+  private cancel(slot: number, cause: number): void {
+    this.orders.setStatus(slot, 'canceled');
+    this.effect.push(ORDER_REMOVED, slot, cause);
+    this.addExposure(slot, -this.orders.remaining(slot));
+    this.unlink(slot);
+  }
+
+  private clearBook(book: OrderBook, cause: number): void {
     for (const side of [book.bids, book.asks]) {
-      const doomed = [...side.orders()];
-      for (const o of doomed) {
-        o.status = 'canceled';
-        changes.push({ kind: 'order_removed', order: orderView(o), cause });
-        this.unlink(o);
-      }
+      const doomed = [...side.orderSlots()];
+      for (const slot of doomed) this.cancel(slot, cause);
     }
   }
 
-  /** Takes an order out of the book and every index; `adjust` false when its exposure was already taken off. */
-  private unlink(o: RestingOrder, adjust = true): void {
-    // Its status is final by now (filled or canceled): it moves to the archive.
-    this.archive.add(o);
-    if (adjust) this.exposureOf(o.trader_id, o.market)[o.side === 'BUY' ? 'buy' : 'sell'] -= o.remaining;
-    this.bookOf(o.market).sideOf(o.side).remove(o);
-    this.index.delete(o.id);
-    const mine = this.traders.get(o.trader_id);
-    if (mine !== undefined) {
-      mine.orders.delete(o.id);
-      const exposure = mine.exposure.get(o.market);
-      if (exposure !== undefined && exposure.buy === 0 && exposure.sell === 0) mine.exposure.delete(o.market);
-      if (mine.orders.size === 0) this.traders.delete(o.trader_id);
+  /** Takes an order out of its book and its trader's open orders (its exposure is the caller's). */
+  private unlink(slot: number): void {
+    const orders = this.orders;
+    this.sideOfSlot(slot).remove(slot);
+    const market = orders.market(slot);
+    const opens = this.opensOf(orders.trader(slot), market);
+    const at = market * 3;
+    const prev = orders.tprev(slot);
+    const next = orders.tnext(slot);
+    if (prev === NONE) opens[at] = next;
+    else orders.setTnext(prev, next);
+    if (next === NONE) opens[at + 1] = prev;
+    else orders.setTprev(next, prev);
+    orders.setTprev(slot, NONE);
+    orders.setTnext(slot, NONE);
+    opens[at + 2] = (opens[at + 2] as number) - 1;
+    orders.leaves(slot);
+  }
+
+  private addExposure(slot: number, quantity: number): void {
+    const orders = this.orders;
+    const trader = orders.trader(slot);
+    const i = orders.market(slot) * 2 + orders.sideBit(slot);
+    let exposure = this.exposures[trader];
+    if (exposure === undefined || i >= exposure.length) {
+      const grown = new Float64Array(Math.max(16, (this.marketNames.size + 8) * 2));
+      if (exposure !== undefined) grown.set(exposure);
+      this.exposures[trader] = exposure = grown;
     }
+    exposure[i] = (exposure[i] as number) + quantity;
   }
 
-  private mustFind(id: string): RestingOrder {
-    const o = this.index.get(id);
-    if (o === undefined) throw new Error(`books: event refers to order ${id}, which is not resting`);
-    return o;
+  private rememberClientId(slot: number): void {
+    const cid = this.orders.clientOrderId(slot);
+    if (cid === null || cid === undefined) return;
+    const trader = this.orders.trader(slot);
+    let ids = this.clientIds[trader];
+    if (ids === undefined) {
+      ids = new Map();
+      this.clientIds[trader] = ids;
+    }
+    if (!ids.has(cid)) this.clientIdTotal++;
+    ids.set(cid, slot);
   }
 
-  private bookOf(market: string): OrderBook {
-    let book = this.books.get(market);
+  private clearHistory(): void {
+    this.orders.clear();
+    this.clientIds = [];
+    this.clientIdTotal = 0;
+  }
+
+  /** The slot of a resting order an event names; an event naming any other is a fault. */
+  private mustFind(id: string): number {
+    const slot = this.orders.restingSlot(id);
+    if (slot === NONE) throw new Error(`books: event refers to order ${id}, which is not resting`);
+    return slot;
+  }
+
+  private sideOfSlot(slot: number) {
+    const market = this.orders.market(slot);
+    return this.bookFor(market, this.marketNames.nameOf(market)).sideOf(this.orders.side(slot));
+  }
+
+  private bookFor(market: number, name: string): OrderBook {
+    let book = this.byIndex[market];
     if (book === undefined) {
-      book = new OrderBook(market);
-      this.books.set(market, book);
+      book = new OrderBook(name, this.orders, this.levels);
+      this.byIndex[market] = book;
+      this.byName.set(name, book);
     }
     return book;
   }
 
-  private traderOrders(traderId: string): TraderOrders {
-    let mine = this.traders.get(traderId);
-    if (mine === undefined) {
-      mine = { orders: new Map(), exposure: new Map() };
-      this.traders.set(traderId, mine);
+  /** The trader's open-order lists, with room for `market`. */
+  private opensOf(trader: number, market: number): Int32Array {
+    let opens = this.opens[trader];
+    if (opens === undefined || market * 3 >= opens.length) {
+      const grown = new Int32Array(Math.max(8, this.marketNames.size + 8) * 3);
+      for (let i = 0; i < grown.length; i += 3) grown[i] = grown[i + 1] = NONE;
+      if (opens !== undefined) grown.set(opens);
+      this.opens[trader] = opens = grown;
     }
-    return mine;
-  }
-
-  private exposureOf(traderId: string, market: string): Exposure {
-    const mine = this.traderOrders(traderId);
-    let exposure = mine.exposure.get(market);
-    if (exposure === undefined) {
-      exposure = { buy: 0, sell: 0 };
-      mine.exposure.set(market, exposure);
-    }
-    return exposure;
+    return opens;
   }
 
   /** Every book consistent and every index agreeing with the books; used after every step in tests. */
   checkConsistency(): void {
+    const orders = this.orders;
     let total = 0;
-    const sums = new Map<string, number>();
-    for (const book of this.books.values()) {
+    for (const [name, book] of this.byName) {
+      if (this.byIndex[this.marketNames.indexOf(name)] !== book) throw new Error(`book ${name} missing from the market index`);
       book.checkConsistency();
-      for (const side of [book.bids, book.asks]) {
-        for (const o of side.orders()) {
-          total++;
-          if (this.index.get(o.id) !== o) throw new Error(`order ${o.id} missing from the index`);
-          if (this.traders.get(o.trader_id)?.orders.get(o.id) !== o) throw new Error(`order ${o.id} missing from its trader's open orders`);
-          const key = `${o.trader_id}|${o.market}|${o.side}`;
-          sums.set(key, (sums.get(key) ?? 0) + o.remaining);
+      total += book.orderCount;
+    }
+    if (total !== this.restingCount) throw new Error(`${this.restingCount} orders indexed resting, books hold ${total}`);
+    const sums = new Map<string, number>();
+    let listed = 0;
+    for (let trader = 0; trader < this.opens.length; trader++) {
+      const opens = this.opens[trader];
+      if (opens === undefined) continue;
+      for (let at = 0; at < opens.length; at += 3) {
+        let count = 0;
+        let prev = NONE;
+        for (let slot = opens[at] as number; slot !== NONE; slot = orders.tnext(slot)) {
+          if (orders.tprev(slot) !== prev) throw new Error(`broken open-order link at ${orders.id(slot)}`);
+          if (orders.trader(slot) !== trader || orders.market(slot) !== at / 3) throw new Error(`order ${orders.id(slot)} listed under another trader or market`);
+          if (orders.level(slot) === NONE) throw new Error(`order ${orders.id(slot)} listed open but not in the book`);
+          const key = `${trader}|${orders.market(slot)}|${orders.sideBit(slot)}`;
+          sums.set(key, (sums.get(key) ?? 0) + orders.remaining(slot));
+          prev = slot;
+          count++;
         }
+        if (opens[at + 1] !== prev || opens[at + 2] !== count) throw new Error(`open orders of trader ${this.traderNames.nameOf(trader)} in ${this.marketNames.nameOf(at / 3)} miscounted`);
+        listed += count;
       }
     }
-    if (total !== this.index.size) throw new Error(`index holds ${this.index.size} orders, books ${total}`);
-    for (const o of this.allOrders()) {
-      const rests = this.index.get(o.id) !== undefined;
+    if (listed !== this.restingCount) throw new Error(`${listed} open orders listed, ${this.restingCount} resting`);
+    for (let trader = 0; trader < this.exposures.length; trader++) {
+      const exposure = this.exposures[trader];
+      if (exposure === undefined) continue;
+      for (let i = 0; i < exposure.length; i++) {
+        const want = sums.get(`${trader}|${i >> 1}|${i & 1}`) ?? 0;
+        if (exposure[i] !== want) throw new Error(`exposure of ${this.traderNames.nameOf(trader)} in ${this.marketNames.nameOf(i >> 1)} is ${exposure[i]}, books say ${want}`);
+      }
+    }
+    let clientIds = 0;
+    for (let slot = 0; slot < orders.size; slot++) {
+      const o = orders.record(slot);
+      if (orders.slotOf(o.id) !== slot) throw new Error(`order ${o.id} missing from the id index`);
+      const rests = orders.level(slot) !== NONE;
+      if (rests !== (orders.restingSlot(o.id) === slot)) throw new Error(`order ${o.id} ${rests ? 'rests but is not' : 'is'} in the index of resting orders`);
       if (rests !== (o.status === 'open')) throw new Error(`order ${o.id} is ${o.status} but ${rests ? 'rests' : 'does not rest'}`);
-      if (rests && this.archive.has(o.id)) throw new Error(`order ${o.id} rests and is archived`);
       if (o.filled + (o.status === 'filled' ? 0 : o.remaining) > o.quantity) throw new Error(`order ${o.id} filled ${o.filled} + remaining ${o.remaining} > quantity ${o.quantity}`);
       const cid = o.terms.client_order_id;
-      if (cid !== null && this.clientIds.get(o.trader_id)?.get(cid) !== o.id) throw new Error(`order ${o.id} missing from the client order id index`);
-    }
-    for (const [traderId, mine] of this.traders) {
-      for (const [market, e] of mine.exposure) {
-        const buy = sums.get(`${traderId}|${market}|BUY`) ?? 0;
-        const sell = sums.get(`${traderId}|${market}|SELL`) ?? 0;
-        if (e.buy !== buy || e.sell !== sell) throw new Error(`exposure of ${traderId} in ${market} is ${e.buy}/${e.sell}, books say ${buy}/${sell}`);
+      if (cid !== null) {
+        if (this.clientSlot(o.trader_id, cid) !== slot) throw new Error(`order ${o.id} missing from the client order id index`);
+        clientIds++;
       }
     }
+    if (clientIds !== this.clientIdTotal) throw new Error(`${this.clientIdTotal} client order ids counted, ${clientIds} found`);
   }
 }
 

@@ -1,10 +1,11 @@
 // Every projection of the exchange, wired to one RxJS stream of events. Subscriptions run in the
 // order they are made, synchronously, so by the time `events$.next(e)` returns every projection has
 // applied `e`, and the feeds derived from the book have published what it changed.
-import { Subject } from 'rxjs';
+import { EventSubject } from '../events/event-subject.ts';
 import type { ExchangeEvent, SchemaVersion } from '../events/types.ts';
 import { schemaOf, upcast, type RecordedEvent } from '../events/upcasters/upcast.ts';
 import { BooksProjection } from './books.ts';
+import { Interner } from './orders/interner.ts';
 import { FillsProjection } from './fills.ts';
 import { Leaderboard } from './leaderboard.ts';
 import { MarketDataFeed } from './market-data.ts';
@@ -23,12 +24,16 @@ export interface ExchangeStateOptions {
 }
 
 export class ExchangeState {
-  readonly events$ = new Subject<ExchangeEvent>();
+  readonly events$ = new EventSubject<ExchangeEvent>();
   readonly traders = new TradersProjection();
-  readonly markets = new MarketsProjection();
+  readonly markets: MarketsProjection;
   readonly messages = new MessagesProjection();
-  readonly books = new BooksProjection();
-  readonly positions = new PositionsProjection();
+  /** Small integer names of traders and markets, shared by the projections that index by them. */
+  readonly traderNames = new Interner();
+  readonly marketNames = new Interner();
+  readonly books = new BooksProjection(this.traderNames, this.marketNames);
+  // (markets is built in the constructor: it needs marketNames, declared after it.)
+  readonly positions = new PositionsProjection(this.traderNames, this.marketNames);
   readonly fills = new FillsProjection();
   readonly tape = new TradeTape();
   readonly schedule = new ScheduleProjection();
@@ -47,6 +52,7 @@ export class ExchangeState {
   private schemaVersion: SchemaVersion = 1;
 
   constructor(options: ExchangeStateOptions = {}) {
+    this.markets = new MarketsProjection(this.marketNames);
     const fault = (err: unknown): void => {
       this.fault ??= err instanceof Error ? err : new Error(String(err));
     };
@@ -60,15 +66,32 @@ export class ExchangeState {
       this.head = e.seq;
       this.headTime = e.time;
       try {
-        this.traders.apply(e);
-        this.markets.apply(e);
-        this.messages.apply(e);
-        this.positions.apply(e);
-        this.fills.apply(e);
-        this.tape.apply(e);
-        this.schedule.apply(e);
-        this.official.apply(e);
-        this.books.apply(e);
+        switch (e.type) {
+          // Trading events, nearly all of a log, reach only the projections they change (the others
+          // ignore them); the order is the same as for every other event.
+          case 'OrderSubmitted':
+            if (e.data.fills.length > 0) {
+              this.positions.apply(e);
+              this.fills.apply(e);
+              this.tape.apply(e);
+            }
+            this.books.apply(e);
+            break;
+          case 'OrderCanceled':
+          case 'OrderAmended':
+            this.books.apply(e);
+            break;
+          default:
+            this.traders.apply(e);
+            this.markets.apply(e);
+            this.messages.apply(e);
+            this.positions.apply(e);
+            this.fills.apply(e);
+            this.tape.apply(e);
+            this.schedule.apply(e);
+            this.official.apply(e);
+            this.books.apply(e);
+        }
       } catch (err) {
         fault(err);
       }

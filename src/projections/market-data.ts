@@ -1,11 +1,15 @@
 // The l3 market-data feed: one delta per market per command that changed that market's book, with a
 // gap-free sequence per market derived from the log (so it continues across restarts of a durable
 // server), and a bounded ring of recent deltas per market so a client that resubscribes with its last
-// sequence can be caught up without a snapshot.
-import { Subject } from 'rxjs';
+// sequence can be caught up without a snapshot. The sequence is state and always advances; a delta is
+// built as an object only for a listener (the ring keeps it flat, delta-ring.ts).
+import { EventSubject } from '../events/event-subject.ts';
 import type { Side } from '../events/types.ts';
-import type { BookChange, BookEffect, BooksProjection } from './books.ts';
-import type { BookOrderView, OrderView } from './views.ts';
+import { ORDER_ADDED, ORDER_REMOVED, ORDER_UPDATED, type BookEffect, type BookEffectListener } from './book-effect.ts';
+import type { BooksProjection } from './books.ts';
+import { DeltaRing, L3_ADDED, L3_REMOVED, L3_TRADE, L3_UPDATED } from './delta-ring.ts';
+import type { OrderStore } from './orders/order-store.ts';
+import type { BookOrderView } from './views.ts';
 
 export type L3Event =
   | { readonly kind: 'order_added'; readonly order: BookOrderView }
@@ -32,79 +36,57 @@ export interface L3Snapshot {
 
 export const DEFAULT_DELTA_RING = 4096;
 
+const SIDES: readonly Side[] = ['BUY', 'SELL'];
+
 /** Only resting orders reach the book feed, and a resting order always has a price. */
-export function bookOrderView(o: OrderView | { id: string; side: Side; price: number; remaining: number; created_at: string }): BookOrderView {
+export function bookOrderView(o: { id: string; side: Side; price: number | null; remaining: number; created_at: string }): BookOrderView {
   return { order_id: o.id, side: o.side, price: o.price ?? 0, remaining: o.remaining, created_at: o.created_at };
 }
 
-class Ring {
-  private readonly items: (L3Delta | undefined)[];
-  private start = 0;
-  private size = 0;
-
-  constructor(capacity: number) {
-    this.items = new Array<L3Delta | undefined>(capacity);
-  }
-
-  push(delta: L3Delta): void {
-    const capacity = this.items.length;
-    if (capacity === 0) return;
-    this.items[(this.start + this.size) % capacity] = delta;
-    if (this.size < capacity) this.size++;
-    else this.start = (this.start + 1) % capacity;
-  }
-
-  /** The deltas after `sequence`, or null when the ring no longer holds all of them. */
-  after(sequence: number, current: number): L3Delta[] | null {
-    if (sequence === current) return [];
-    if (sequence > current || sequence < 0) return null;
-    const capacity = this.items.length;
-    const oldest = this.size === 0 ? undefined : this.items[this.start % capacity];
-    if (oldest === undefined || oldest.sequence > sequence + 1) return null;
-    const out: L3Delta[] = [];
-    for (let i = 0; i < this.size; i++) {
-      const d = this.items[(this.start + i) % capacity] as L3Delta;
-      if (d.sequence > sequence) out.push(d);
-    }
-    return out;
-  }
+function slotOrderView(orders: OrderStore, slot: number): BookOrderView {
+  return { order_id: orders.id(slot), side: orders.side(slot), price: orders.price(slot), remaining: orders.remaining(slot), created_at: orders.createdAt(slot) };
 }
 
-export class MarketDataFeed {
-  readonly deltas$ = new Subject<L3Delta>();
-  private readonly sequences = new Map<string, number>();
-  private readonly rings = new Map<string, Ring>();
+export class MarketDataFeed implements BookEffectListener {
+  readonly deltas$ = new EventSubject<L3Delta>();
+  /** Per market (the books' interned index): the last delta sequence, and the ring of recent deltas. */
+  private readonly sequences: number[] = [];
+  private readonly rings: (DeltaRing | undefined)[] = [];
   private readonly books: BooksProjection;
   private readonly ringCapacity: number;
+  private readonly fault: (err: unknown) => void;
+  /** The market index of each change of the effect being published (reused). */
+  private changeMarkets = new Int32Array(64);
 
   constructor(books: BooksProjection, ringCapacity = DEFAULT_DELTA_RING, fault: (err: unknown) => void = rethrow) {
     this.books = books;
     this.ringCapacity = ringCapacity;
-    books.effects$.subscribe((effect) => {
-      try {
-        this.onEffect(effect);
-      } catch (err) {
-        fault(err);
-      }
-    });
+    this.fault = fault;
+    books.listen(this);
   }
 
   sequence(market: string): number {
-    return this.sequences.get(market) ?? 0;
+    const m = this.books.marketNames.indexOf(market);
+    return m < 0 ? 0 : (this.sequences[m] ?? 0);
   }
 
-  allSequences(): IterableIterator<[string, number]> {
-    return this.sequences.entries();
+  /** Every market that ever had a delta, with its last sequence. */
+  *allSequences(): IterableIterator<[string, number]> {
+    for (let m = 0; m < this.sequences.length; m++) {
+      const seq = this.sequences[m];
+      if (seq !== undefined && seq > 0) yield [this.books.marketNames.nameOf(m), seq];
+    }
   }
 
   restoreSequences(sequences: Iterable<[string, number]>): void {
-    for (const [market, seq] of sequences) this.sequences.set(market, seq);
+    for (const [market, seq] of sequences) this.sequences[this.books.marketNames.intern(market)] = seq;
   }
 
   /** Deltas of `market` after `sequence` if the ring still holds every one of them, else null. */
   deltasAfter(market: string, sequence: number): L3Delta[] | null {
     const current = this.sequence(market);
-    const ring = this.rings.get(market);
+    const m = this.books.marketNames.indexOf(market);
+    const ring = m < 0 ? undefined : this.rings[m];
     if (ring === undefined) return sequence === current ? [] : null;
     return ring.after(sequence, current);
   }
@@ -114,67 +96,90 @@ export class MarketDataFeed {
     const bids: BookOrderView[] = [];
     const asks: BookOrderView[] = [];
     if (book !== undefined) {
-      for (const o of book.bids.orders()) bids.push(bookOrderView(o));
-      for (const o of book.asks.orders()) asks.push(bookOrderView(o));
+      const orders = this.books.orders;
+      for (const slot of book.bids.orderSlots()) bids.push(slotOrderView(orders, slot));
+      for (const slot of book.asks.orderSlots()) asks.push(slotOrderView(orders, slot));
     }
     return { type: 'snapshot', channel: 'l3', market, sequence: this.sequence(market), bids, asks };
   }
 
+  bookEffect(effect: BookEffect): void {
+    try {
+      this.onEffect(effect);
+    } catch (err) {
+      this.fault(err);
+    }
+  }
+
   private onEffect(effect: BookEffect): void {
-    const changes = effect.changes;
-    if (changes.length === 0) return;
-    // Almost every command touches one market; only a reset spans several. Group by market then,
-    // keeping each market's changes in the order they happened.
-    const first = marketOf(changes[0] as BookChange);
+    const n = effect.size;
+    if (n === 0) return;
+    const orders = this.books.orders;
+    if (this.changeMarkets.length < n) this.changeMarkets = new Int32Array(n * 2);
+    const markets = this.changeMarkets;
+    // Almost every command touches one market; only a reset spans several. Each market's changes are
+    // published in the order they happened, markets in the order first touched.
     let single = true;
-    for (let i = 1; i < changes.length && single; i++) single = marketOf(changes[i] as BookChange) === first;
+    for (let i = 0; i < n; i++) {
+      markets[i] = orders.market(effect.slots[i] as number);
+      if (markets[i] !== markets[0]) single = false;
+    }
     if (single) {
-      this.publish(first, changes);
+      this.publish(effect, markets[0] as number, 0);
       return;
     }
-    const perMarket = new Map<string, BookChange[]>();
-    for (const change of changes) {
-      const market = marketOf(change);
-      let events = perMarket.get(market);
-      if (events === undefined) {
-        events = [];
-        perMarket.set(market, events);
+    const done = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const m = markets[i] as number;
+      if (done.has(m)) continue;
+      done.add(m);
+      this.publish(effect, m, i);
+    }
+  }
+
+  /** One delta: the changes of market `m`, from the first at index `from`. */
+  private publish(effect: BookEffect, m: number, from: number): void {
+    const sequence = (this.sequences[m] ?? 0) + 1;
+    this.sequences[m] = sequence;
+    const listening = this.deltas$.observed;
+    if (this.ringCapacity === 0 && !listening) return;
+    const market = this.books.marketNames.nameOf(m);
+    let ring = this.rings[m];
+    if (ring === undefined && this.ringCapacity > 0) {
+      ring = new DeltaRing(market, this.ringCapacity);
+      this.rings[m] = ring;
+    }
+    const orders = this.books.orders;
+    const event = effect.event;
+    const fills = event !== null && event.type === 'OrderSubmitted' ? event.data.fills : null;
+    const takerId = event !== null && event.type === 'OrderSubmitted' ? event.data.order.id : '';
+    const markets = this.changeMarkets;
+    let count = 0;
+    for (let i = from; i < effect.size; i++) if (markets[i] === m) count++;
+    // Sized once: a delta's events are known before it is built.
+    const events: L3Event[] | null = listening ? new Array<L3Event>(count) : null;
+    let e = 0;
+    ring?.begin();
+    for (let i = from; i < effect.size; i++) {
+      if (markets[i] !== m) continue;
+      const slot = effect.slots[i] as number;
+      const kind = effect.kinds[i] as number;
+      if (kind === ORDER_ADDED || kind === ORDER_UPDATED) {
+        ring?.event(kind === ORDER_ADDED ? L3_ADDED : L3_UPDATED, orders.sideBit(slot), orders.price(slot), orders.remaining(slot), orders.id(slot), orders.createdAt(slot));
+        if (events !== null) events[e++] = { kind: kind === ORDER_ADDED ? 'order_added' : 'order_updated', order: slotOrderView(orders, slot) };
+      } else if (kind === ORDER_REMOVED) {
+        const side = orders.sideBit(slot);
+        ring?.event(L3_REMOVED, side, orders.price(slot), 0, orders.id(slot), undefined);
+        if (events !== null) events[e++] = { kind: 'order_removed', order_id: orders.id(slot), side: SIDES[side] as Side, price: orders.price(slot) };
+      } else {
+        const fill = fills?.[effect.details[i] as number];
+        if (fill === undefined) throw new Error(`market data: a trade without its fill at seq ${event?.seq}`);
+        ring?.event(L3_TRADE, 0, fill.price, fill.quantity, fill.maker_order_id, takerId);
+        if (events !== null) events[e++] = { kind: 'trade', maker_order_id: fill.maker_order_id, taker_order_id: takerId, price: fill.price, quantity: fill.quantity };
       }
-      events.push(change);
     }
-    for (const [market, events] of perMarket) this.publish(market, events);
-  }
-
-  private publish(market: string, changes: readonly BookChange[]): void {
-    const sequence = this.sequence(market) + 1;
-    this.sequences.set(market, sequence);
-    // The sequence is state; the delta itself is only built when someone keeps or reads it.
-    if (this.ringCapacity === 0 && !this.deltas$.observed) return;
-    const delta: L3Delta = { type: 'delta', channel: 'l3', market, sequence, events: changes.map(l3Event) };
-    let ring = this.rings.get(market);
-    if (ring === undefined) {
-      ring = new Ring(this.ringCapacity);
-      this.rings.set(market, ring);
-    }
-    ring.push(delta);
-    this.deltas$.next(delta);
-  }
-
-}
-
-function marketOf(change: BookChange): string {
-  return change.kind === 'trade' ? change.fill.market : change.order.market;
-}
-
-function l3Event(change: BookChange): L3Event {
-  switch (change.kind) {
-    case 'order_added':
-    case 'order_updated':
-      return { kind: change.kind, order: bookOrderView(change.order) };
-    case 'order_removed':
-      return { kind: 'order_removed', order_id: change.order.id, side: change.order.side, price: change.order.price ?? 0 };
-    case 'trade':
-      return { kind: 'trade', maker_order_id: change.fill.maker_order_id, taker_order_id: change.fill.taker_order_id, price: change.fill.price, quantity: change.fill.quantity };
+    ring?.end(sequence);
+    if (events !== null) this.deltas$.next({ type: 'delta', channel: 'l3', market, sequence, events });
   }
 }
 

@@ -1,11 +1,19 @@
 // Markets and the global trading control.
 import type { ExchangeEvent, MarketDefinition } from '../events/types.ts';
+import { Interner } from './orders/interner.ts';
 import type { ControlsView, MarketView } from './views.ts';
 
 export class MarketsProjection {
   private readonly byId = new Map<string, MarketView>();
+  /** The same markets by interned id (the books' names), for the checks of every order. */
+  private readonly byIndex: (MarketView | undefined)[] = [];
+  private readonly names: Interner;
   private controlsView: ControlsView = { trading_enabled: true, updated_at: '1970-01-01T00:00:00.000000Z' };
   private sortedCache: MarketView[] | null = null;
+
+  constructor(names = new Interner()) {
+    this.names = names;
+  }
 
   get controls(): ControlsView {
     return this.controlsView;
@@ -13,6 +21,11 @@ export class MarketsProjection {
 
   get(marketId: string): MarketView | undefined {
     return this.byId.get(marketId);
+  }
+
+  /** A market by interned id (-1: an id never seen, so no market). */
+  at(market: number): MarketView | undefined {
+    return market < 0 ? undefined : this.byIndex[market];
   }
 
   /** All markets by market_id. */
@@ -51,10 +64,13 @@ export class MarketsProjection {
         this.set({ ...current, status: 'settled', settlement_price: event.data.settlement_price, updated_at: event.time });
         break;
       }
-      case 'MarketDeleted':
+      case 'MarketDeleted': {
         this.byId.delete(event.data.market_id);
+        const m = this.names.indexOf(event.data.market_id);
+        if (m >= 0) this.byIndex[m] = undefined;
         this.sortedCache = null;
         break;
+      }
       case 'TradingStarted':
         this.controlsView = { trading_enabled: true, updated_at: event.time };
         break;
@@ -94,6 +110,7 @@ export class MarketsProjection {
 
   private set(view: MarketView): void {
     this.byId.set(view.market_id, view);
+    this.byIndex[this.names.intern(view.market_id)] = view;
     this.sortedCache = null;
   }
 }

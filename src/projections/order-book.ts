@@ -1,203 +1,212 @@
-// The order book of one market, built like a matching engine's: price levels in a B+ tree (O(log L)
-// insert, delete and best price), each level a FIFO of orders as an intrusive doubly linked list, so a
-// cancel or amend by id (through the index the books projection keeps) never walks a level.
+// The order book of one market, built like a matching engine's: price levels found by price in a hash
+// map, kept in price order in a B+ tree (O(log L) when a level appears or goes) and linked to their
+// neighbours, so matching walks from the best level backwards without a search; each level a FIFO of
+// orders linked through their slots, so a cancel or amend by id never walks a level. Orders and levels
+// are slots of flat stores (orders/), not objects.
 import btree from 'sorted-btree';
-import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
+import type { Side } from '../events/types.ts';
+import type { LevelStore } from './orders/level-store.ts';
+import { NONE, type OrderRecord, type OrderStore } from './orders/order-store.ts';
 
 const BTree = btree.default;
-type LevelTree = InstanceType<typeof BTree<number, PriceLevel>>;
 
-/** The terms an order was submitted with, beyond side, price and quantity. */
-export interface OrderTerms {
-  readonly type: OrderType;
-  readonly time_in_force: TimeInForce;
-  readonly self_trade_prevention: SelfTradePrevention;
-  readonly client_order_id: string | null;
-}
-
-export const PLAIN_LIMIT: OrderTerms = Object.freeze({ type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null });
-
-/**
- * An order: while it rests, a node of its price level's FIFO; afterwards, the record that lookups by id
- * or client order id still find (one object for both, so a resting order costs no second record).
- */
-export class RestingOrder {
-  readonly id: string;
-  readonly trader_id: string;
-  readonly market: string;
-  readonly side: Side;
-  /** The limit price; 0 for a market order (which never rests; its views show null). */
+/** A price level as reads see it: its price, total quantity, order count and first order in the queue. */
+export interface PriceLevelView {
   readonly price: number;
-  readonly quantity: number;
-  /** While open: what rests. Once canceled or expired: what was canceled. Filled: 0. */
-  remaining: number;
-  readonly created_at: string;
-  readonly terms: OrderTerms;
-  /** The seq of the event that submitted it. */
-  readonly seq: number;
-  status: OrderStatus = 'open';
-  /** Quantity filled so far, and the sum of price * quantity over those fills. */
-  filled = 0;
-  notional = 0;
-  prev: RestingOrder | null = null;
-  next: RestingOrder | null = null;
-  level: PriceLevel | null = null;
-
-  constructor(id: string, trader_id: string, market: string, side: Side, price: number, quantity: number, remaining: number, created_at: string, terms: OrderTerms = PLAIN_LIMIT, seq = 0) {
-    this.id = id;
-    this.trader_id = trader_id;
-    this.market = market;
-    this.side = side;
-    this.price = price;
-    this.quantity = quantity;
-    this.remaining = remaining;
-    this.created_at = created_at;
-    this.terms = terms;
-    this.seq = seq;
-  }
+  readonly total: number;
+  readonly count: number;
+  readonly head: OrderRecord | null;
 }
-
-export class PriceLevel {
-  readonly price: number;
-  head: RestingOrder | null = null;
-  tail: RestingOrder | null = null;
-  count = 0;
-  total = 0;
-
-  constructor(price: number) {
-    this.price = price;
-  }
-}
+type LevelTree = InstanceType<typeof BTree<number, number>>;
 
 /** One side of a book. Bids are best at the highest price, asks at the lowest. */
 export class BookSide {
   readonly side: Side;
-  private readonly levels: LevelTree = new BTree<number, PriceLevel>();
-  private best: PriceLevel | null = null;
+  private readonly buy: boolean;
+  private readonly orders: OrderStore;
+  private readonly levels: LevelStore;
+  private readonly byPrice = new Map<number, number>();
+  private readonly sorted: LevelTree = new BTree<number, number>();
+  /** The best level, or NONE. */
+  best = NONE;
   orderCount = 0;
 
-  constructor(side: Side) {
+  constructor(side: Side, orders: OrderStore, levels: LevelStore) {
     this.side = side;
+    this.buy = side === 'BUY';
+    this.orders = orders;
+    this.levels = levels;
   }
 
-  get bestLevel(): PriceLevel | null {
-    return this.best;
+  /** The price of the best level, or null. */
+  get bestPrice(): number | null {
+    return this.best === NONE ? null : this.levels.price(this.best);
   }
 
-  get levelCount(): number {
-    return this.levels.size;
+  /** The next level towards the back of the book, or NONE. */
+  levelAfter(level: number): number {
+    return this.levels.worse(level);
   }
 
-  /** Appends an order at the back of its price level's queue. */
-  push(order: RestingOrder): void {
-    let level = this.levels.get(order.price);
-    if (level === undefined) {
-      level = new PriceLevel(order.price);
-      this.levels.set(order.price, level);
-      if (this.best === null || this.isBetter(order.price, this.best.price)) this.best = level;
-    }
-    order.level = level;
-    order.prev = level.tail;
-    order.next = null;
-    if (level.tail === null) level.head = order;
-    else level.tail.next = order;
-    level.tail = order;
-    level.count++;
-    level.total += order.remaining;
+  /** Appends the order in `slot` at the back of its price level's queue. */
+  push(slot: number): void {
+    const orders = this.orders;
+    const levels = this.levels;
+    const price = orders.price(slot);
+    let level = this.byPrice.get(price);
+    if (level === undefined) level = this.addLevel(price);
+    const tail = levels.tail(level);
+    orders.setLinks(slot, level, tail, NONE);
+    if (tail === NONE) levels.setHead(level, slot);
+    else orders.setNext(tail, slot);
+    levels.setTail(level, slot);
+    levels.addCount(level, 1);
+    levels.addTotal(level, orders.remaining(slot));
     this.orderCount++;
   }
 
   /** Unlinks an order in O(1) (plus O(log L) when its level empties). */
-  remove(order: RestingOrder): void {
-    const level = order.level;
-    if (level === null) throw new Error(`order ${order.id} is not in the book`);
-    if (order.prev === null) level.head = order.next;
-    else order.prev.next = order.next;
-    if (order.next === null) level.tail = order.prev;
-    else order.next.prev = order.prev;
-    level.count--;
-    level.total -= order.remaining;
-    order.prev = order.next = order.level = null;
+  remove(slot: number): void {
+    const orders = this.orders;
+    const levels = this.levels;
+    const level = orders.level(slot);
+    if (level === NONE) throw new Error(`order ${orders.id(slot)} is not in the book`);
+    const prev = orders.prev(slot);
+    const next = orders.next(slot);
+    if (prev === NONE) levels.setHead(level, next);
+    else orders.setNext(prev, next);
+    if (next === NONE) levels.setTail(level, prev);
+    else orders.setPrev(next, prev);
+    levels.addCount(level, -1);
+    levels.addTotal(level, -orders.remaining(slot));
+    orders.setLinks(slot, NONE, NONE, NONE);
     this.orderCount--;
-    if (level.count === 0) {
-      this.levels.delete(level.price);
-      if (this.best === level) this.best = this.findBest();
-    }
+    if (levels.count(level) === 0) this.removeLevel(level);
   }
 
   /** Lowers a resting order's remaining in place; it keeps its place in the queue. */
-  reduce(order: RestingOrder, remaining: number): void {
-    const level = order.level;
-    if (level === null) throw new Error(`order ${order.id} is not in the book`);
-    level.total -= order.remaining - remaining;
-    order.remaining = remaining;
+  reduce(slot: number, remaining: number): void {
+    const level = this.orders.level(slot);
+    if (level === NONE) throw new Error(`order ${this.orders.id(slot)} is not in the book`);
+    this.levels.addTotal(level, remaining - this.orders.remaining(slot));
+    this.orders.setRemaining(slot, remaining);
   }
 
-  /** The next worse level after `level` (towards the back of the book), or null. */
-  levelAfter(level: PriceLevel): PriceLevel | null {
-    const pair = this.side === 'BUY' ? this.levels.nextLowerPair(level.price) : this.levels.nextHigherPair(level.price);
-    return pair === undefined ? null : pair[1];
+  /** Level slots, best first. */
+  *levelSlots(): IterableIterator<number> {
+    for (let level = this.best; level !== NONE; level = this.levels.worse(level)) yield level;
   }
 
-  /** Levels best first. */
-  *levelsBestFirst(): IterableIterator<PriceLevel> {
-    const entries = this.side === 'BUY' ? this.levels.entriesReversed() : this.levels.entries();
-    for (const [, level] of entries) yield level;
+  /** Levels best first, as read-only views (for reads and tests; the engine walks slots). */
+  *levelsBestFirst(): IterableIterator<PriceLevelView> {
+    for (const level of this.levelSlots()) yield this.view(level);
   }
 
-  /** Orders best price first, FIFO within a price. */
-  *orders(): IterableIterator<RestingOrder> {
-    for (const level of this.levelsBestFirst()) {
-      for (let o = level.head; o !== null; o = o.next) yield o;
+  /** The best level as a view, or null. */
+  get bestLevel(): PriceLevelView | null {
+    return this.best === NONE ? null : this.view(this.best);
+  }
+
+  private view(level: number): PriceLevelView {
+    const head = this.levels.head(level);
+    return { price: this.levels.price(level), total: this.levels.total(level), count: this.levels.count(level), head: head === NONE ? null : this.orders.record(head) };
+  }
+
+  /** Order slots best price first, FIFO within a price. */
+  *orderSlots(): IterableIterator<number> {
+    for (let level = this.best; level !== NONE; level = this.levels.worse(level)) {
+      for (let slot = this.levels.head(level); slot !== NONE; slot = this.orders.next(slot)) yield slot;
     }
   }
 
   private isBetter(price: number, than: number): boolean {
-    return this.side === 'BUY' ? price > than : price < than;
+    return this.buy ? price > than : price < than;
   }
 
-  private findBest(): PriceLevel | null {
-    const key = this.side === 'BUY' ? this.levels.maxKey() : this.levels.minKey();
-    return key === undefined ? null : (this.levels.get(key) ?? null);
+  private addLevel(price: number): number {
+    const levels = this.levels;
+    const level = levels.alloc(price);
+    // The nearest level better than this price, if any: the new level goes right behind it.
+    let better = NONE;
+    if (this.best !== NONE && !this.isBetter(price, levels.price(this.best))) {
+      const key = this.buy ? this.sorted.nextHigherKey(price) : this.sorted.nextLowerKey(price);
+      better = key === undefined ? NONE : (this.byPrice.get(key) as number);
+    }
+    const worse = better === NONE ? this.best : levels.worse(better);
+    levels.setBetter(level, better);
+    levels.setWorse(level, worse);
+    if (better === NONE) this.best = level;
+    else levels.setWorse(better, level);
+    if (worse !== NONE) levels.setBetter(worse, level);
+    this.byPrice.set(price, level);
+    this.sorted.set(price, level);
+    return level;
+  }
+
+  private removeLevel(level: number): void {
+    const levels = this.levels;
+    const better = levels.better(level);
+    const worse = levels.worse(level);
+    if (better === NONE) this.best = worse;
+    else levels.setWorse(better, worse);
+    if (worse !== NONE) levels.setBetter(worse, better);
+    const price = levels.price(level);
+    this.byPrice.delete(price);
+    this.sorted.delete(price);
+    levels.release(level);
   }
 
   /** Throws if any structural invariant is broken; used after every step in tests. */
   checkConsistency(): void {
+    const orders = this.orders;
+    const levels = this.levels;
     let previous: number | null = null;
-    let orders = 0;
-    for (const level of this.levelsBestFirst()) {
-      if (previous !== null && !this.isBetter(previous, level.price)) throw new Error(`${this.side} levels out of order at ${level.price}`);
-      previous = level.price;
+    let orderTotal = 0;
+    let levelTotal = 0;
+    let back = NONE;
+    for (const level of this.levelSlots()) {
+      const price = levels.price(level);
+      if (levels.better(level) !== back) throw new Error(`${this.side} level ${price}: broken link towards the best`);
+      back = level;
+      if (previous !== null && !this.isBetter(previous, price)) throw new Error(`${this.side} levels out of order at ${price}`);
+      previous = price;
+      if (this.byPrice.get(price) !== level || this.sorted.get(price) !== level) throw new Error(`${this.side} level ${price} missing from the price index`);
       let count = 0;
       let total = 0;
-      let back: RestingOrder | null = null;
-      for (let o = level.head; o !== null; o = o.next) {
-        if (o.prev !== back) throw new Error(`broken prev link at order ${o.id}`);
-        if (o.level !== level) throw new Error(`order ${o.id} points at the wrong level`);
-        if (o.price !== level.price || o.side !== this.side) throw new Error(`order ${o.id} on the wrong level or side`);
-        if (!(o.remaining > 0)) throw new Error(`order ${o.id} rests with remaining ${o.remaining}`);
+      let prev = NONE;
+      for (let slot = levels.head(level); slot !== NONE; slot = orders.next(slot)) {
+        const id = orders.id(slot);
+        if (orders.prev(slot) !== prev) throw new Error(`broken prev link at order ${id}`);
+        if (orders.level(slot) !== level) throw new Error(`order ${id} points at the wrong level`);
+        if (orders.price(slot) !== price || orders.side(slot) !== this.side) throw new Error(`order ${id} on the wrong level or side`);
+        if (!(orders.remaining(slot) > 0)) throw new Error(`order ${id} rests with remaining ${orders.remaining(slot)}`);
+        if (!orders.isOpen(slot)) throw new Error(`order ${id} rests with status ${orders.status(slot)}`);
         count++;
-        total += o.remaining;
-        back = o;
+        total += orders.remaining(slot);
+        prev = slot;
       }
-      if (level.tail !== back) throw new Error(`level ${level.price} tail is not its last order`);
-      if (count === 0) throw new Error(`empty level ${level.price} kept`);
-      if (count !== level.count || total !== level.total) throw new Error(`level ${level.price} totals are wrong`);
-      orders += count;
+      if (levels.tail(level) !== prev) throw new Error(`level ${price} tail is not its last order`);
+      if (count === 0) throw new Error(`empty level ${price} kept`);
+      if (count !== levels.count(level) || total !== levels.total(level)) throw new Error(`level ${price} totals are wrong`);
+      orderTotal += count;
+      levelTotal++;
     }
-    if (orders !== this.orderCount) throw new Error(`${this.side} order count ${this.orderCount} but ${orders} linked`);
-    const best = this.findBest();
-    if (best !== this.best) throw new Error(`${this.side} best level cache is stale`);
+    if (orderTotal !== this.orderCount) throw new Error(`${this.side} order count ${this.orderCount} but ${orderTotal} linked`);
+    if (levelTotal !== this.byPrice.size || levelTotal !== this.sorted.size) throw new Error(`${this.side} has ${levelTotal} linked levels, ${this.byPrice.size} by price, ${this.sorted.size} sorted`);
+    const bestKey = this.buy ? this.sorted.maxKey() : this.sorted.minKey();
+    if ((bestKey === undefined ? NONE : this.byPrice.get(bestKey)) !== this.best) throw new Error(`${this.side} best level cache is stale`);
   }
 }
 
 export class OrderBook {
   readonly market: string;
-  readonly bids = new BookSide('BUY');
-  readonly asks = new BookSide('SELL');
+  readonly bids: BookSide;
+  readonly asks: BookSide;
 
-  constructor(market: string) {
+  constructor(market: string, orders: OrderStore, levels: LevelStore) {
     this.market = market;
+    this.bids = new BookSide('BUY', orders, levels);
+    this.asks = new BookSide('SELL', orders, levels);
   }
 
   sideOf(side: Side): BookSide {
@@ -209,11 +218,11 @@ export class OrderBook {
   }
 
   get bestBid(): number | null {
-    return this.bids.bestLevel?.price ?? null;
+    return this.bids.bestPrice;
   }
 
   get bestAsk(): number | null {
-    return this.asks.bestLevel?.price ?? null;
+    return this.asks.bestPrice;
   }
 
   checkConsistency(): void {

@@ -2,7 +2,6 @@
 // order records keep every order since the last reset, whatever its status), so REST and WebSocket
 // answer with the same records field for field.
 import type { EventOf } from '../events/types.ts';
-import { orderView } from './books.ts';
 import type { ExchangeState } from './exchange-state.ts';
 import type { OrderView, SubmitReply } from './views.ts';
 
@@ -30,9 +29,9 @@ export function duplicateReply(state: ExchangeState, orderId: string): SubmitRep
 
 /** Any order of the history, as it is now. */
 export function orderReply(state: ExchangeState, orderId: string): OrderView {
-  const o = state.books.anyOrder(orderId);
-  if (o === undefined) throw new Error(`order ${orderId} is not in the order history`);
-  return orderView(o);
+  const slot = state.books.slotOf(orderId);
+  if (slot < 0) throw new Error(`order ${orderId} is not in the order history`);
+  return state.books.orders.view(slot);
 }
 
 /** What cancel-all answers: every order it canceled, oldest first. */

@@ -1,9 +1,13 @@
 // Private events of each trader (fills and order states), with a gap-free user_sequence per trader
 // derived from the log. Order: per execution the fill (to the taker and to the maker) and the maker's
-// order state, then the taker's own order state, as the WebSocket protocol lays out.
-import { Subject } from 'rxjs';
+// order state, then the taker's own order state, as the WebSocket protocol lays out. The sequences are
+// state and always advance; the messages are built only for a listener, so folding a long log with
+// nobody listening (recovery, replay) builds none.
+import { EventSubject } from '../events/event-subject.ts';
 import type { OrderStatus } from '../events/types.ts';
-import type { BookEffect, BooksProjection } from './books.ts';
+import { CAUSE_CANCELED, CAUSE_SETTLED, ORDER_REMOVED, ORDER_UPDATED, TRADE, type BookEffect, type BookEffectListener } from './book-effect.ts';
+import type { BooksProjection } from './books.ts';
+import { NONE } from './orders/order-store.ts';
 import type { FillView, OrderView } from './views.ts';
 
 export type { OrderStatus };
@@ -12,79 +16,101 @@ export type PrivateEvent =
   | { readonly type: 'fill'; readonly trader_id: string; readonly user_sequence: number; readonly fill: FillView }
   | { readonly type: 'order_state'; readonly trader_id: string; readonly user_sequence: number; readonly order: OrderView; readonly status: OrderStatus };
 
-export class PrivateFeed {
-  readonly events$ = new Subject<PrivateEvent>();
-  private readonly sequences = new Map<string, number>();
+export class PrivateFeed implements BookEffectListener {
+  readonly events$ = new EventSubject<PrivateEvent>();
+  /** Per trader (the books' interned index): the last user_sequence, 0 for none yet. */
+  private sequences: number[] = [];
+  private readonly books: BooksProjection;
+  private readonly fault: (err: unknown) => void;
 
-  constructor(books: BooksProjection, fault: (err: unknown) => void = (err) => {
-    throw err;
-  }) {
-    books.effects$.subscribe((effect) => {
-      try {
-        this.onEffect(effect);
-      } catch (err) {
-        fault(err);
-      }
-    });
+  constructor(
+    books: BooksProjection,
+    fault: (err: unknown) => void = (err) => {
+      throw err;
+    },
+  ) {
+    this.books = books;
+    this.fault = fault;
+    books.listen(this);
   }
 
   sequence(traderId: string): number {
-    return this.sequences.get(traderId) ?? 0;
+    const trader = this.books.traderNames.indexOf(traderId);
+    return trader === NONE ? 0 : (this.sequences[trader] ?? 0);
   }
 
-  allSequences(): IterableIterator<[string, number]> {
-    return this.sequences.entries();
+  *allSequences(): IterableIterator<[string, number]> {
+    for (let trader = 0; trader < this.sequences.length; trader++) {
+      const seq = this.sequences[trader];
+      if (seq !== undefined && seq > 0) yield [this.books.traderNames.nameOf(trader), seq];
+    }
   }
 
   restoreSequences(sequences: Iterable<[string, number]>): void {
-    for (const [trader, seq] of sequences) this.sequences.set(trader, seq);
+    for (const [traderId, seq] of sequences) this.sequences[this.books.traderNames.intern(traderId)] = seq;
   }
 
-  private next(traderId: string): number {
-    const n = (this.sequences.get(traderId) ?? 0) + 1;
-    this.sequences.set(traderId, n);
+  bookEffect(effect: BookEffect): void {
+    try {
+      this.onEffect(effect);
+    } catch (err) {
+      this.fault(err);
+    }
+  }
+
+  private next(trader: number): number {
+    const n = (this.sequences[trader] ?? 0) + 1;
+    this.sequences[trader] = n;
     return n;
   }
 
-  // The sequence always advances (it is part of the state); the message is only built for a listener,
-  // so folding a long log with nobody listening (recovery, replay) builds none.
-  private fill(traderId: string, fill: FillView): void {
-    const user_sequence = this.next(traderId);
-    if (this.events$.observed) this.events$.next({ type: 'fill', trader_id: traderId, user_sequence, fill });
+  private fill(trader: number, fill: FillView | null): void {
+    const user_sequence = this.next(trader);
+    if (fill !== null) this.events$.next({ type: 'fill', trader_id: this.books.traderNames.nameOf(trader), user_sequence, fill });
   }
 
-  private state(order: OrderView, status: OrderStatus): void {
-    const user_sequence = this.next(order.trader_id);
-    if (this.events$.observed) this.events$.next({ type: 'order_state', trader_id: order.trader_id, user_sequence, order, status });
+  private state(slot: number, status: OrderStatus, listening: boolean): void {
+    const user_sequence = this.next(this.books.orders.trader(slot));
+    if (listening) this.events$.next({ type: 'order_state', trader_id: this.books.orders.traderId(slot), user_sequence, order: this.books.orders.view(slot), status });
   }
 
   private onEffect(effect: BookEffect): void {
+    const event = effect.event;
     // A reset is announced to every client as an account resync, not order by order.
-    if (effect.event.type === 'TradingReset') return;
-    const changes = effect.changes;
-    for (let i = 0; i < changes.length; i++) {
-      const change = changes[i];
-      if (change === undefined) continue;
-      switch (change.kind) {
-        case 'trade': {
-          this.fill(change.taker_trader_id, change.fill);
-          if (change.maker_trader_id !== change.taker_trader_id) this.fill(change.maker_trader_id, change.fill);
+    if (event === null || event.type === 'TradingReset') return;
+    const listening = this.events$.observed;
+    const orders = this.books.orders;
+    for (let i = 0; i < effect.size; i++) {
+      const slot = effect.slots[i] as number;
+      switch (effect.kinds[i]) {
+        case TRADE: {
+          if (event.type !== 'OrderSubmitted') throw new Error(`private feed: a trade in ${event.type}`);
+          const f = event.data.fills[effect.details[i] as number];
+          if (f === undefined) throw new Error(`private feed: a trade without its fill at seq ${event.seq}`);
+          const order = event.data.order;
+          const view: FillView | null = listening ? { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time } : null;
+          const taker = orders.trader(effect.taker);
+          const maker = orders.trader(slot);
+          this.fill(taker, view);
+          if (maker !== taker) this.fill(maker, view);
           // The maker's change precedes its trade in the book effect; its order state follows the fills.
-          const makerChange = changes[i - 1];
-          if (makerChange !== undefined && makerChange.kind === 'order_removed') this.state(makerChange.order, 'filled');
-          else if (makerChange !== undefined && makerChange.kind === 'order_updated') this.state(makerChange.order, 'open');
+          const before = i > 0 ? (effect.kinds[i - 1] as number) : -1;
+          if (before === ORDER_REMOVED) this.state(slot, 'filled', listening);
+          else if (before === ORDER_UPDATED) this.state(slot, 'open', listening);
           break;
         }
-        case 'order_updated':
-          if (effect.event.type === 'OrderAmended') this.state(change.order, 'open');
+        case ORDER_UPDATED:
+          if (event.type === 'OrderAmended') this.state(slot, 'open', listening);
           break;
-        case 'order_removed':
-          if (change.cause === 'canceled' || change.cause === 'settled') this.state(change.order, 'canceled');
+        case ORDER_REMOVED: {
+          const cause = effect.details[i] as number;
+          if (cause === CAUSE_CANCELED || cause === CAUSE_SETTLED) this.state(slot, 'canceled', listening);
           break;
-        case 'order_added':
+        }
+        default:
           break;
       }
     }
-    if (effect.taker !== null) this.state(effect.taker, effect.taker.status);
+    if (effect.taker !== NONE) this.state(effect.taker, orders.status(effect.taker), listening);
   }
 }

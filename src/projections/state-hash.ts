@@ -14,7 +14,9 @@ export function canonicalState(state: ExchangeState): unknown {
   const markets = [...state.books.markets()].filter((m) => state.books.marketOrderCount(m) > 0);
   const books = byKey(markets.map((m) => [m, m] as [string, string])).map(([market]) => {
     const book = state.books.book(market);
-    const side = (s: 'BUY' | 'SELL') => (book === undefined ? [] : [...book.sideOf(s).orders()].map((o) => [o.id, o.trader_id, o.price, o.quantity, o.remaining, o.created_at]));
+    const orders = state.books.orders;
+    const side = (s: 'BUY' | 'SELL') =>
+      book === undefined ? [] : [...book.sideOf(s).orderSlots()].map((slot) => [orders.id(slot), orders.traderId(slot), orders.price(slot), orders.quantity(slot), orders.remaining(slot), orders.createdAt(slot)]);
     return { market, bids: side('BUY'), asks: side('SELL') };
   });
   const positions = byKey(state.positions.traders()).map(([trader, records]) => ({

@@ -101,7 +101,16 @@ describe('house bots (npm run bots)', function () {
   });
 
   it('give the same quotes for the same seed, and other quotes for another seed', async () => {
-    const config = (seed: number): BotsConfigInput => ({ seed, markets: [{ market: 'BTC-USD', maker: { requote_ms: 60_000, levels: 4 } }, { market: 'ETH-USD' }], bots: [{ name: `m${seed}-${Math.random().toString(36).slice(2, 8)}`, role: 'maker' }] });
+    // The fair values do not step during the test (a step a second would move the ladder whenever a loaded
+    // machine is slower than a second to the first quote): the quotes depend on the seed alone.
+    const config = (seed: number): BotsConfigInput => ({
+      seed,
+      markets: [
+        { market: 'BTC-USD', maker: { requote_ms: 60_000, levels: 4 }, fair_value: { step_ms: 600_000 } },
+        { market: 'ETH-USD', fair_value: { step_ms: 600_000 } },
+      ],
+      bots: [{ name: `m${seed}-${Math.random().toString(36).slice(2, 8)}`, role: 'maker' }],
+    });
     const quotes = async (seed: number): Promise<string[]> => {
       const bots = await startBots({ baseUrl: server.url, adminToken: ADMIN_TOKEN, config: parseBotsConfig(config(seed)) });
       try {

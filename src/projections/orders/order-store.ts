@@ -1,0 +1,393 @@
+// Every order since the last reset, in any status, kept flat: one slot per order, its numbers side by
+// side in two typed arrays (six doubles, eight integers: an order's fields share a cache line or two
+// instead of one line per field) and its strings (id, admission time, client order id) in arrays of
+// references, with the links of the book's price-level queue and of its trader's open-order list in the
+// same slot. A resting order
+// is a slot linked into a level; a finished one is a slot linked nowhere. No object per order: at a
+// million resting orders the garbage collector has nothing to trace but a few arrays, and a submission
+// allocates nothing that outlives the command.
+//
+// Slots are never reused until a reset clears the store, so a slot names one order for good: the order
+// history (lookups by id and client order id, duplicate answers) and the book share it.
+import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
+import { column, grown } from '../../events/grown.ts';
+import { StringColumn } from '../../events/string-column.ts';
+import { IdIndex, idHash } from './id-index.ts';
+import type { Interner } from './interner.ts';
+import type { OrderView } from '../views.ts';
+
+export const NONE = -1;
+
+/** The terms an order was submitted with, beyond side, price and quantity. */
+export interface OrderTerms {
+  readonly type: OrderType;
+  readonly time_in_force: TimeInForce;
+  readonly self_trade_prevention: SelfTradePrevention;
+  readonly client_order_id: string | null;
+}
+
+export const PLAIN_LIMIT: OrderTerms = Object.freeze({ type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null });
+
+/** An order as it stands: a copy read out of the store (changing it changes nothing there). */
+export interface OrderRecord {
+  readonly id: string;
+  readonly trader_id: string;
+  readonly market: string;
+  readonly side: Side;
+  /** The limit price; 0 for a market order (which never rests; its views show null). */
+  readonly price: number;
+  readonly quantity: number;
+  /** While open: what rests. Once canceled or expired: what was canceled. Filled: 0. */
+  readonly remaining: number;
+  readonly created_at: string;
+  readonly terms: OrderTerms;
+  /** The seq of the event that submitted it. */
+  readonly seq: number;
+  readonly status: OrderStatus;
+  /** Quantity filled so far, and the sum of price * quantity over those fills. */
+  readonly filled: number;
+  readonly notional: number;
+}
+
+// flags: bit 0 side (0 BUY, 1 SELL); bit 1 type (0 LIMIT, 1 MARKET); bits 2-3 time in force; bits 4-5
+// self-trade prevention; bits 6-7 status.
+export const SELL = 1;
+const SIDES: readonly Side[] = ['BUY', 'SELL'];
+const TYPES: readonly OrderType[] = ['LIMIT', 'MARKET'];
+const TIFS: readonly TimeInForce[] = ['GTC', 'IOC', 'FOK', 'POST_ONLY'];
+const STPS: readonly SelfTradePrevention[] = ['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'];
+const STATUSES: readonly OrderStatus[] = ['open', 'filled', 'canceled', 'expired'];
+const STATUS_SHIFT = 6;
+
+// The layout of a slot: NUMS doubles, then INTS integers.
+const NUMS = 6;
+const PRICE = 0;
+const QUANTITY = 1;
+const REMAINING = 2;
+const FILLED = 3;
+const NOTIONAL = 4;
+const SEQ = 5;
+const INTS = 8;
+const TRADER = 0;
+const MARKET = 1;
+const FLAGS = 2;
+const PREV = 3;
+const NEXT = 4;
+const LEVEL = 5;
+const TPREV = 6;
+const TNEXT = 7;
+const STRS = 4;
+const ID = 0;
+const CREATED = 1;
+const CLIENT_ID = 2;
+const STATUS_MASK = 3 << STATUS_SHIFT;
+
+export function sideBit(side: Side): number {
+  return side === 'BUY' ? 0 : SELL;
+}
+
+export function termsBits(type: OrderType, tif: TimeInForce, stp: SelfTradePrevention): number {
+  return (type === 'LIMIT' ? 0 : 2) | ((tif === 'GTC' ? 0 : tif === 'IOC' ? 1 : tif === 'FOK' ? 2 : 3) << 2) | ((stp === 'NONE' ? 0 : stp === 'CANCEL_TAKER' ? 1 : stp === 'CANCEL_MAKER' ? 2 : 3) << 4);
+}
+
+export function statusBits(status: OrderStatus): number {
+  return (status === 'open' ? 0 : status === 'filled' ? 1 : status === 'canceled' ? 2 : 3) << STATUS_SHIFT;
+}
+
+export function sideOfFlags(flags: number): Side {
+  return SIDES[flags & 1] as Side;
+}
+
+export function statusOfFlags(flags: number): OrderStatus {
+  return STATUSES[(flags & STATUS_MASK) >> STATUS_SHIFT] as OrderStatus;
+}
+
+export class OrderStore {
+  /** Slots in use; the next order gets slot `size`. */
+  size = 0;
+  private capacity = 0;
+  /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq. */
+  private num = column(Float64Array);
+  /** Per slot, INTS integers: trader, market, flags, and the links (prev, next, level, tprev, tnext). */
+  private int = column(Int32Array);
+  /** Per slot, STRS references side by side: the id, the admission time (created_at), the client order id. */
+  private readonly strs = new StringColumn<string | null>(null);
+  /** Resting orders by id: the lookups of trading (cancel, amend, a maker named by a fill), see id-index.ts. */
+  private readonly resting = new IdIndex(this);
+  // The hash and resting slot of the last id looked up: decide and then apply look the same id up (and a
+  // canceled or filled order leaves the index right after).
+  private lastId = '';
+  private lastHash = 0;
+  private lastSlot = NONE;
+  /**
+   * Every order by id, indexed lazily: only a lookup of an order that no longer rests (GET of an old
+   * order, a duplicate's answer) needs it, so the slots are added to it when such a lookup comes, from
+   * `indexed` on. A big map costs a cache miss or two per insert; most orders are never looked up again.
+   */
+  private readonly history = new Map<string, number>();
+  private indexed = 0;
+  /** Who trades: the names behind `trader` and `market`. */
+  readonly traderNames: Interner;
+  readonly marketNames: Interner;
+
+  constructor(traderNames: Interner, marketNames: Interner) {
+    this.traderNames = traderNames;
+    this.marketNames = marketNames;
+  }
+
+  /** The slot of the resting order with this id, or NONE. */
+  restingSlot(id: string): number {
+    // Apply names the very string decide looked up: the same object compares equal without reading it.
+    if (id === this.lastId && this.lastSlot !== NONE) return this.lastSlot;
+    const hash = idHash(id);
+    this.lastId = id;
+    this.lastHash = hash;
+    this.lastSlot = this.resting.get(id, hash);
+    return this.lastSlot;
+  }
+
+  /** The slot of the order with this id in any status since the last reset, or NONE. */
+  slotOf(id: string): number {
+    const slot = this.restingSlot(id);
+    if (slot !== NONE) return slot;
+    // The order just submitted (a reply is built right after its command) is the newest slot.
+    if (this.size > 0 && this.id(this.size - 1) === id) return this.size - 1;
+    for (let i = this.indexed; i < this.size; i++) this.history.set(this.id(i), i);
+    this.indexed = this.size;
+    return this.history.get(id) ?? NONE;
+  }
+
+  /** The order now rests (it is linked into a book): it joins the index of resting orders. */
+  rests(slot: number): void {
+    this.resting.add(slot, this.hashOf(slot));
+  }
+
+  /** The order left the book. */
+  leaves(slot: number): void {
+    this.resting.remove(slot, this.hashOf(slot));
+    if (slot === this.lastSlot) this.lastSlot = NONE;
+  }
+
+  private hashOf(slot: number): number {
+    return slot === this.lastSlot ? this.lastHash : idHash(this.id(slot));
+  }
+
+  get restingCount(): number {
+    return this.resting.size;
+  }
+
+  add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
+    const slot = this.size;
+    if (slot === this.capacity) this.grow();
+    const n = slot * NUMS;
+    const num = this.num;
+    num[n + PRICE] = price;
+    num[n + QUANTITY] = quantity;
+    num[n + REMAINING] = remaining;
+    num[n + FILLED] = 0;
+    num[n + NOTIONAL] = 0;
+    num[n + SEQ] = seq;
+    const i = slot * INTS;
+    const int = this.int;
+    int[i + TRADER] = trader;
+    int[i + MARKET] = market;
+    int[i + FLAGS] = flags;
+    int[i + PREV] = NONE;
+    int[i + NEXT] = NONE;
+    int[i + LEVEL] = NONE;
+    int[i + TPREV] = NONE;
+    int[i + TNEXT] = NONE;
+    const k = slot * STRS;
+    this.strs.set(k + ID, id);
+    this.strs.set(k + CREATED, createdAt);
+    this.strs.set(k + CLIENT_ID, clientOrderId);
+    this.size = slot + 1;
+    return slot;
+  }
+
+  id(slot: number): string {
+    return this.strs.get(slot * STRS + ID) as string;
+  }
+  /** The admission time of the command that submitted it. */
+  createdAt(slot: number): string {
+    return this.strs.get(slot * STRS + CREATED) as string;
+  }
+  clientOrderId(slot: number): string | null {
+    return this.strs.get(slot * STRS + CLIENT_ID);
+  }
+
+  price(slot: number): number {
+    return this.num[slot * NUMS + PRICE] as number;
+  }
+  quantity(slot: number): number {
+    return this.num[slot * NUMS + QUANTITY] as number;
+  }
+  remaining(slot: number): number {
+    return this.num[slot * NUMS + REMAINING] as number;
+  }
+  setRemaining(slot: number, remaining: number): void {
+    this.num[slot * NUMS + REMAINING] = remaining;
+  }
+  filled(slot: number): number {
+    return this.num[slot * NUMS + FILLED] as number;
+  }
+  notional(slot: number): number {
+    return this.num[slot * NUMS + NOTIONAL] as number;
+  }
+  /** A fill of `quantity` at `price` adds to the order's filled quantity and notional. */
+  addFill(slot: number, quantity: number, price: number): void {
+    const n = slot * NUMS;
+    this.num[n + FILLED] = (this.num[n + FILLED] as number) + quantity;
+    this.num[n + NOTIONAL] = (this.num[n + NOTIONAL] as number) + price * quantity;
+  }
+  /** Sets filled and notional as a snapshot recorded them. */
+  setFills(slot: number, filled: number, notional: number): void {
+    this.num[slot * NUMS + FILLED] = filled;
+    this.num[slot * NUMS + NOTIONAL] = notional;
+  }
+  seq(slot: number): number {
+    return this.num[slot * NUMS + SEQ] as number;
+  }
+  /** Interned trader and market (see Interner). */
+  trader(slot: number): number {
+    return this.int[slot * INTS + TRADER] as number;
+  }
+  market(slot: number): number {
+    return this.int[slot * INTS + MARKET] as number;
+  }
+  flags(slot: number): number {
+    return this.int[slot * INTS + FLAGS] as number;
+  }
+  /** The order's neighbours in its price level's FIFO, and the level (NONE when it does not rest). */
+  prev(slot: number): number {
+    return this.int[slot * INTS + PREV] as number;
+  }
+  next(slot: number): number {
+    return this.int[slot * INTS + NEXT] as number;
+  }
+  level(slot: number): number {
+    return this.int[slot * INTS + LEVEL] as number;
+  }
+  setPrev(slot: number, prev: number): void {
+    this.int[slot * INTS + PREV] = prev;
+  }
+  setNext(slot: number, next: number): void {
+    this.int[slot * INTS + NEXT] = next;
+  }
+  /** Links the order into a level's queue (or out of it, with NONE everywhere). */
+  setLinks(slot: number, level: number, prev: number, next: number): void {
+    const i = slot * INTS;
+    this.int[i + LEVEL] = level;
+    this.int[i + PREV] = prev;
+    this.int[i + NEXT] = next;
+  }
+  /** The order's neighbours in its trader's list of open orders (oldest first). */
+  tprev(slot: number): number {
+    return this.int[slot * INTS + TPREV] as number;
+  }
+  tnext(slot: number): number {
+    return this.int[slot * INTS + TNEXT] as number;
+  }
+  setTprev(slot: number, prev: number): void {
+    this.int[slot * INTS + TPREV] = prev;
+  }
+  setTnext(slot: number, next: number): void {
+    this.int[slot * INTS + TNEXT] = next;
+  }
+
+  setStatus(slot: number, status: OrderStatus): void {
+    const i = slot * INTS + FLAGS;
+    this.int[i] = ((this.int[i] as number) & ~STATUS_MASK) | statusBits(status);
+  }
+
+  isOpen(slot: number): boolean {
+    return ((this.int[slot * INTS + FLAGS] as number) & STATUS_MASK) === 0;
+  }
+
+  /** 0 for a buy, SELL for a sell. */
+  sideBit(slot: number): number {
+    return (this.int[slot * INTS + FLAGS] as number) & SELL;
+  }
+
+  side(slot: number): Side {
+    return SIDES[this.sideBit(slot)] as Side;
+  }
+
+  status(slot: number): OrderStatus {
+    return statusOfFlags(this.flags(slot));
+  }
+
+  terms(slot: number): OrderTerms {
+    const flags = this.flags(slot);
+    const cid = this.clientOrderId(slot);
+    if ((flags & 0x3e) === 0 && cid === null) return PLAIN_LIMIT;
+    return { type: TYPES[(flags >> 1) & 1] as OrderType, time_in_force: TIFS[(flags >> 2) & 3] as TimeInForce, self_trade_prevention: STPS[(flags >> 4) & 3] as SelfTradePrevention, client_order_id: cid };
+  }
+
+  traderId(slot: number): string {
+    return this.traderNames.nameOf(this.trader(slot));
+  }
+
+  marketId(slot: number): string {
+    return this.marketNames.nameOf(this.market(slot));
+  }
+
+  /** The order in `slot` as it stands now. */
+  record(slot: number): OrderRecord {
+    return {
+      id: this.id(slot),
+      trader_id: this.traderId(slot),
+      market: this.marketId(slot),
+      side: this.side(slot),
+      price: this.price(slot),
+      quantity: this.quantity(slot),
+      remaining: this.remaining(slot),
+      created_at: this.createdAt(slot),
+      terms: this.terms(slot),
+      seq: this.seq(slot),
+      status: this.status(slot),
+      filled: this.filled(slot),
+      notional: this.notional(slot),
+    };
+  }
+
+  /** The order in `slot` as clients see it (orderView of its record, without the record in between). */
+  view(slot: number): OrderView {
+    const flags = this.flags(slot);
+    const filled = this.filled(slot);
+    const market = (flags & 2) !== 0;
+    return {
+      id: this.id(slot),
+      trader_id: this.traderId(slot),
+      market: this.marketId(slot),
+      side: SIDES[flags & 1] as Side,
+      price: market ? null : this.price(slot),
+      quantity: this.quantity(slot),
+      remaining: this.remaining(slot),
+      created_at: this.createdAt(slot),
+      client_order_id: this.clientOrderId(slot),
+      type: market ? 'MARKET' : 'LIMIT',
+      time_in_force: TIFS[(flags >> 2) & 3] as TimeInForce,
+      self_trade_prevention: STPS[(flags >> 4) & 3] as SelfTradePrevention,
+      status: statusOfFlags(flags),
+      average_fill_price: filled === 0 ? null : this.notional(slot) / filled,
+    };
+  }
+
+  /** Forgets every order (a reset). */
+  clear(): void {
+    this.size = 0;
+    this.resting.clear();
+    this.lastSlot = NONE;
+    this.history.clear();
+    this.indexed = 0;
+    this.strs.clear();
+  }
+
+  private grow(): void {
+    const n = Math.max(1024, this.capacity * 2);
+    this.num = grown(this.num, n * NUMS);
+    this.int = grown(this.int, n * INTS);
+    this.capacity = n;
+  }
+}

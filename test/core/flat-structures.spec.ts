@@ -1,0 +1,228 @@
+// The engine's flat structures against simple reference models, over random operation sequences: the id
+// index against a Map, a book side against sorted arrays of FIFO queues, the delta ring against the list
+// of every delta, the compact log against the events it was given, the string column against an array.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { CompactEvents } from '../../src/events/compact-events.ts';
+import { column, grown } from '../../src/events/grown.ts';
+import { StringColumn } from '../../src/events/string-column.ts';
+import type { ExchangeEvent } from '../../src/events/types.ts';
+import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
+import { DeltaRing, L3_ADDED, L3_REMOVED, L3_TRADE, L3_UPDATED } from '../../src/projections/delta-ring.ts';
+import type { L3Delta, L3Event } from '../../src/projections/market-data.ts';
+import { BookSide } from '../../src/projections/order-book.ts';
+import { IdIndex, idHash } from '../../src/projections/orders/id-index.ts';
+import { Interner } from '../../src/projections/orders/interner.ts';
+import { LevelStore } from '../../src/projections/orders/level-store.ts';
+import { NONE, OrderStore, sideBit } from '../../src/projections/orders/order-store.ts';
+import { actionArb, Simulation } from './simulation.ts';
+
+describe('core: flat structures against reference models', function () {
+  this.timeout(120_000);
+
+  it('the id index finds, adds and removes as a Map does, through collisions, wrap-around and growth', () => {
+    // Ids drawn from a small alphabet collide on purpose; `hash` may be forced to a few values so probe
+    // runs get long and wrap around the table's end.
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), id: fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom('a', 'b', '0', '-', 'é') }) }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('get' as const), id: fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom('a', 'b', '0', '-', 'é') }) }) },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 3000 }), fc.boolean(), (ops, crowd) => {
+        const ids: string[] = [];
+        const hashes: number[] = [];
+        const keys = { id: (slot: number): string => ids[slot] as string };
+        const index = new IdIndex(keys);
+        const model = new Map<string, number>();
+        // Crowded: every hash one of 8 values (the table masks the low bits), so runs collide and wrap.
+        const hashOf = (id: string): number => (crowd ? Math.imul(idHash(id) & 7, 0x9e3779b1) : idHash(id));
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            if (model.has(o.id)) continue;
+            const slot = ids.length;
+            ids.push(o.id);
+            hashes.push(hashOf(o.id));
+            index.add(slot, hashes[slot] as number);
+            model.set(o.id, slot);
+          } else if (o.kind === 'remove') {
+            if (model.size === 0) continue;
+            const id = [...model.keys()][o.pick % model.size] as string;
+            const slot = model.get(id) as number;
+            index.remove(slot, hashes[slot] as number);
+            model.delete(id);
+          } else {
+            expect(index.get(o.id, hashOf(o.id))).to.equal(model.get(o.id) ?? -1);
+          }
+          expect(index.size).to.equal(model.size);
+        }
+        for (const [id, slot] of model) expect(index.get(id, hashOf(id))).to.equal(slot);
+      }),
+      { numRuns: 150, seed: 15 },
+    );
+  });
+
+  it('a book side keeps price levels in order and FIFO queues within them, as sorted arrays of queues do', () => {
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('push' as const), price: fc.integer({ min: 1, max: 60 }), remaining: fc.integer({ min: 1, max: 9 }) }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('reduce' as const), pick: fc.nat(), to: fc.integer({ min: 1, max: 9 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('BUY' as const, 'SELL' as const), fc.array(op, { maxLength: 600 }), (side, ops) => {
+        const orders = new OrderStore(new Interner(), new Interner());
+        const levels = new LevelStore();
+        const book = new BookSide(side, orders, levels);
+        // Reference: price -> queue of [slot, remaining]; best first is highest for bids, lowest for asks.
+        const model = new Map<number, [number, number][]>();
+        const resting: number[] = [];
+        let n = 0;
+        for (const o of ops) {
+          if (o.kind === 'push') {
+            const slot = orders.add(`o${n++}`, 0, 0, sideBit(side), o.price, o.remaining, o.remaining, 't', null, n);
+            book.push(slot);
+            let queue = model.get(o.price);
+            if (queue === undefined) model.set(o.price, (queue = []));
+            queue.push([slot, o.remaining]);
+            resting.push(slot);
+          } else if (resting.length > 0) {
+            const k = o.pick % resting.length;
+            const slot = resting[k] as number;
+            const queue = model.get(orders.price(slot)) as [number, number][];
+            const at = queue.findIndex(([s]) => s === slot);
+            if (o.kind === 'remove') {
+              book.remove(slot);
+              queue.splice(at, 1);
+              if (queue.length === 0) model.delete(orders.price(slot));
+              resting.splice(k, 1);
+            } else {
+              const to = Math.min(o.to, orders.remaining(slot));
+              book.reduce(slot, to);
+              (queue[at] as [number, number])[1] = to;
+            }
+          }
+          book.checkConsistency();
+        }
+        const prices = [...model.keys()].sort((a, b) => (side === 'BUY' ? b - a : a - b));
+        expect([...book.levelsBestFirst()].map((l) => [l.price, l.total, l.count])).to.deep.equal(prices.map((p) => {
+          const queue = model.get(p) as [number, number][];
+          return [p, queue.reduce((t, [, r]) => t + r, 0), queue.length];
+        }));
+        expect([...book.orderSlots()]).to.deep.equal(prices.flatMap((p) => (model.get(p) as [number, number][]).map(([s]) => s)));
+        expect(book.bestPrice).to.equal(prices[0] ?? null);
+        // Walking from the best level through levelAfter visits every level once, in order.
+        const walked: number[] = [];
+        for (let l = book.best; l !== NONE; l = book.levelAfter(l)) walked.push(levels.price(l));
+        expect(walked).to.deep.equal(prices);
+      }),
+      { numRuns: 120, seed: 16 },
+    );
+  });
+
+  it('the delta ring gives back exactly the deltas after a sequence while it holds them all, else null', () => {
+    const eventArb = fc.record({ kind: fc.constantFrom(L3_ADDED, L3_UPDATED, L3_REMOVED, L3_TRADE), side: fc.integer({ min: 0, max: 1 }), price: fc.integer({ min: 1, max: 1000 }), quantity: fc.integer({ min: 1, max: 50 }), a: fc.uuid(), b: fc.uuid() });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.array(eventArb, { minLength: 1, maxLength: 120 }), { maxLength: 150 }), fc.array(fc.nat(), { maxLength: 20 }), (capacity, deltas, asks) => {
+        const ring = new DeltaRing('BTC-USD', capacity);
+        const all: L3Delta[] = [];
+        for (const [i, events] of deltas.entries()) {
+          ring.begin();
+          const built: L3Event[] = [];
+          for (const e of events) {
+            ring.event(e.kind, e.side, e.price, e.quantity, e.a, e.kind === L3_REMOVED ? undefined : e.b);
+            const side = e.side === 0 ? ('BUY' as const) : ('SELL' as const);
+            if (e.kind === L3_ADDED || e.kind === L3_UPDATED) built.push({ kind: e.kind === L3_ADDED ? 'order_added' : 'order_updated', order: { order_id: e.a, side, price: e.price, remaining: e.quantity, created_at: e.b } });
+            else if (e.kind === L3_REMOVED) built.push({ kind: 'order_removed', order_id: e.a, side, price: e.price });
+            else built.push({ kind: 'trade', maker_order_id: e.a, taker_order_id: e.b, price: e.price, quantity: e.quantity });
+          }
+          ring.end(i + 1);
+          all.push({ type: 'delta', channel: 'l3', market: 'BTC-USD', sequence: i + 1, events: built });
+        }
+        const current = all.length;
+        for (const ask of [...asks, 0, current, current + 1, -1]) {
+          const after = ask > current + 1 ? ask % (current + 2) : ask;
+          const got = ring.after(after, current);
+          if (after < 0 || after > current) expect(got).to.equal(null);
+          // Whatever it answers is exactly the deltas after that sequence, never more than it may hold.
+          if (got !== null) {
+            expect(got).to.deep.equal(all.slice(after));
+            expect(all.length - after).to.be.at.most(capacity);
+          }
+        }
+        // It holds at least the newest deltas that fit its room (capacity deltas, 4 events a delta).
+        let fit = 0;
+        let events = 0;
+        while (fit < Math.min(capacity, all.length) && events + (all[all.length - 1 - fit] as L3Delta).events.length <= Math.max(16, capacity * 4)) {
+          events += (all[all.length - 1 - fit] as L3Delta).events.length;
+          fit++;
+        }
+        if (current > 0) expect(ring.after(current - Math.max(1, fit), current), `the newest ${Math.max(1, fit)} deltas`).to.deep.equal(all.slice(current - Math.max(1, fit)));
+      }),
+      { numRuns: 150, seed: 17 },
+    );
+  });
+
+  it('the in-memory log reads back every event of random sessions member for member, in order', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 20, maxLength: 300 }), (actions) => {
+        const sim = new Simulation();
+        const given: ExchangeEvent[] = [];
+        const sub = sim.exchange.state.events$.subscribe((e) => given.push(e));
+        for (const a of actions) sim.step(a);
+        sub.unsubscribe();
+        const log = sim.exchange.log as InMemoryEventLog;
+        const read = log.all().slice(-given.length);
+        // JSON text, so member order counts too: an export of the log must not change shape.
+        expect(read.map((e) => JSON.stringify(e))).to.deep.equal(given.map((e) => JSON.stringify(e)));
+        expect([...log.read(log.headSeq - 3)].map((e) => e.seq)).to.deep.equal([log.headSeq - 2, log.headSeq - 1, log.headSeq].filter((s) => s > 0));
+      }),
+      { numRuns: 40, seed: 18 },
+    );
+  });
+
+  it('the compact store keeps events of older schema versions and unusual shapes as given, and reads current ones back in the order execute builds them', () => {
+    const events = new CompactEvents();
+    const v1 = { seq: 1, time: 't1', type: 'OrderSubmitted', data: { order: { id: 'a', trader_id: 't', market: 'M-X', side: 'BUY', price: 5, quantity: 1 }, fills: [], remaining: 1 } };
+    const stc = { seq: 2, time: 't2', type: 'OrderSubmitted', v: 2, data: { order: { id: 'b', trader_id: 't', market: 'M-X', side: 'SELL', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'CANCEL_MAKER', client_order_id: null }, fills: [], self_trade_canceled: [{ order_id: 'a', side: 'BUY', price: 5, remaining: 1, after_fills: 0 }], remaining: 1, status: 'open' } };
+    const market = { seq: 3, time: 't3', type: 'OrderSubmitted', data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: null, quantity: 3, type: 'MARKET', time_in_force: 'IOC', self_trade_prevention: 'NONE', client_order_id: 'cid' }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: 'u', price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'canceled' }, v: 2 };
+    for (const e of [v1, stc, market]) events.push(e as unknown as ExchangeEvent);
+    expect([0, 1, 2].map((i) => JSON.stringify(events.at(i)))).to.deep.equal([v1, stc, market].map((e) => JSON.stringify(e)));
+    expect(() => events.at(3)).to.throw(RangeError);
+  });
+
+  it('a typed column keeps its values as it grows, copied while small, in place once large', () => {
+    let col = column(Float64Array, 4);
+    for (let i = 0; i < 4; i++) col[i] = i + 0.5;
+    let length = 4;
+    const views = new Set<Float64Array>();
+    while (length < 1 << 19) {
+      length *= 2;
+      col = grown(col, length);
+      col[length - 1] = length;
+      if (length * 8 > 1 << 21) views.add(col);
+    }
+    expect(col.length).to.equal(length);
+    for (let i = 0; i < 4; i++) expect(col[i]).to.equal(i + 0.5);
+    for (let n = 8; n <= length; n *= 2) expect(col[n - 1]).to.equal(n);
+    // Past a megabyte the same view grows in place.
+    expect(views.size).to.equal(1);
+  });
+
+  it('a string column reads back what was set, across chunks, and forgets it all on clear', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 200_000 }), fc.string()), { maxLength: 200 }), (writes) => {
+        const column = new StringColumn<string>('');
+        const model = new Map<number, string>();
+        for (const [i, v] of writes) {
+          column.set(i, v);
+          model.set(i, v);
+        }
+        for (const [i, v] of model) expect(column.get(i)).to.equal(v);
+        column.clear();
+        column.set(0, 'x');
+        expect(column.get(0)).to.equal('x');
+      }),
+      { numRuns: 50, seed: 19 },
+    );
+  });
+});
