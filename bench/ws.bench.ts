@@ -8,18 +8,26 @@
 // 3. Fan-out: 1,000 l3 subscribers and a paced order flow; deltas delivered/s and the time from the
 //    moment a command is sent to the moment each subscriber has its delta (p50/p99/max).
 //
+// Everything runs once per WS_FANOUT mode (BENCH_FANOUT_MODES, default `process,inline`), each on a
+// server of its own, with the echo reference measured again in that run. A fan-out scenario with a
+// fourth field `raw` (`1000:10:2000:raw`) reads the deltas with bench/raw-ws-client.ts instead of
+// `ws`, so the subscribers cost less than the server they measure.
+//
 // The server (and the echo server) run on the main thread; load generators run in worker threads so
-// the server has a core of its own on the 2-core machine. Latency uses performance.timeOrigin +
+// the server has a core of its own on the 2-core machine (with WS_FANOUT=process the sockets are the
+// server's child process's). Latency uses performance.timeOrigin +
 // performance.now(), comparable across threads, and a SharedArrayBuffer of send times.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 import { hashApiKey, newApiKey } from '../src/server/clock.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
+import { openRawWs } from './raw-ws-client.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -36,6 +44,8 @@ interface EntryJob {
 
 interface SubscriberJob {
   readonly role: 'subscribers';
+  /** Read with the raw client (bench/raw-ws-client.ts) instead of `ws`. */
+  readonly raw: boolean;
   readonly url: string;
   readonly markets: readonly string[];
   readonly count: number;
@@ -207,15 +217,14 @@ async function subscriberWorker(job: SubscriberJob): Promise<{ delivered: number
   let resyncs = 0;
   let gaps = 0;
   const SEQ = Buffer.from('"sequence":');
-  const sockets: WebSocket[] = [];
+  const closers: (() => void)[] = [];
   for (let i = 0; i < job.count; i++) {
     const m = i % job.markets.length;
-    const ws = await open(job.url);
     let last = -1;
-    ws.on('message', (data: Buffer) => {
-      // Cheap parse: deltas start {"type":"delta",...; read only the sequence.
-      if (data[9] === 0x64 /* d */) {
-        const at = data.indexOf(SEQ) + SEQ.length;
+    // Cheap parse: deltas start {"type":"delta",...; read only the sequence.
+    const onText = (data: Buffer, from: number, end: number): void => {
+      if (data[from + 9] === 0x64 /* d */) {
+        const at = data.indexOf(SEQ, from) + SEQ.length;
         let seq = 0;
         for (let j = at; data[j] !== 0x2c; j++) seq = seq * 10 + ((data[j] as number) - 48);
         if (last >= 0 && seq !== last + 1) gaps++;
@@ -226,17 +235,26 @@ async function subscriberWorker(job: SubscriberJob): Promise<{ delivered: number
         if (sent > 0 && samples < latencies.length) latencies[samples++] = now() - sent;
         return;
       }
-      const f = JSON.parse(String(data)) as { type: string; sequence?: number };
+      const f = JSON.parse(data.toString('utf8', from, end)) as { type: string; sequence?: number };
       if (f.type === 'snapshot') last = f.sequence ?? 0;
       else if (f.type === 'resync_required') resyncs++;
-    });
-    ws.send(JSON.stringify({ op: 'subscribe', channel: 'l3', market: job.markets[m] }));
-    sockets.push(ws);
+    };
+    const subscribe = JSON.stringify({ op: 'subscribe', channel: 'l3', market: job.markets[m] });
+    if (job.raw) {
+      const client = await openRawWs(job.url, onText);
+      client.send(subscribe);
+      closers.push(() => client.close());
+      continue;
+    }
+    const ws = await open(job.url);
+    ws.on('message', (data: Buffer) => onText(data, 0, data.length));
+    ws.send(subscribe);
+    closers.push(() => ws.terminate());
   }
   parentPort?.postMessage({ ready: true });
   await once(parentPort as NonNullable<typeof parentPort>, 'message');
   await sleep(500); // the tail of deliveries
-  for (const ws of sockets) ws.terminate();
+  for (const close of closers) close();
   return { delivered, resyncs, gaps, latencies: latencies.slice(0, samples) };
 }
 
@@ -319,7 +337,7 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
 }
 
-async function fanOut(server: RunningServer, label: string, subscribers: number, marketCount: number, rate: number, seconds: number): Promise<void> {
+async function fanOut(server: RunningServer, label: string, subscribers: number, marketCount: number, rate: number, seconds: number, raw: boolean): Promise<void> {
   const markets = Array.from({ length: marketCount }, (_, i) => `F${label}${i}-USD`);
   const [key] = await provision(server, 1, markets);
   const perMarket = Math.ceil((rate * seconds) / marketCount) + 10;
@@ -327,7 +345,7 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
   const bases = markets.map((m) => server.context.service.state.marketData.sequence(m));
   let release: (() => void) | null = null;
   const subs = runWorker<{ delivered: number; resyncs: number; gaps: number; latencies: Float64Array }>(
-    { role: 'subscribers', url: server.wsUrl, markets, count: subscribers, sendTimes, perMarket, bases },
+    { role: 'subscribers', url: server.wsUrl, markets, count: subscribers, sendTimes, perMarket, bases, raw },
     (worker) => {
       release = () => worker.postMessage('stop');
     },
@@ -338,9 +356,9 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
   const r = await subs;
   const lat = r.latencies.sort();
   console.log(
-    `fan-out ${subscribers} subscribers over ${marketCount} market(s) at ${rate} cmd/s: sent ${(driven.sent / driven.seconds).toFixed(0)} cmd/s, acked ${driven.acked}/${driven.sent}; ` +
+    `fan-out ${subscribers} subscribers${raw ? ' (raw client)' : ''} over ${marketCount} market(s) at ${rate} cmd/s: sent ${(driven.sent / driven.seconds).toFixed(0)} cmd/s, acked ${driven.acked}/${driven.sent}; ` +
       `delivered ${(r.delivered / driven.seconds).toFixed(0)} deltas/s (expected ${((driven.sent * subscribers) / marketCount / driven.seconds).toFixed(0)}); ` +
-      `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}`,
+      `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}; load avg ${(loadavg()[0] as number).toFixed(2)}`,
   );
 }
 
@@ -351,8 +369,8 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
  * budget and by the pause after WS_ABUSE_MULTIPLE x budget refusals a second; a last run with every
  * default shows when the flooder's connections are closed (1008).
  */
-async function fairness(seconds: number): Promise<void> {
-  const env = { BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent' };
+async function fairness(seconds: number, mode: string): Promise<void> {
+  const env = { BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent', WS_FANOUT: mode };
   const server = await startServer(loadConfig({ ...env, WS_ABUSE_SECONDS: '3600' }), createLogger('silent'));
   const rate = server.context.config.limits.per_user_requests_per_second;
   const market = 'FAIR-USD';
@@ -386,6 +404,10 @@ async function fairness(seconds: number): Promise<void> {
 
 async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
+  for (const mode of (process.env['BENCH_FANOUT_MODES'] ?? 'process,inline').split(',')) await runMode(mode, seconds);
+}
+
+async function runMode(mode: string, seconds: number): Promise<void> {
   // Order entry and fan-out measure throughput, not the per-trader budget (the fairness run does):
   // every client here is one process on one address, far past the defaults' fair share.
   const config = loadConfig({
@@ -394,10 +416,11 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'silent',
     PER_USER_REQUESTS_PER_SECOND: '1000000000',
     WS_MAX_ANONYMOUS_PER_ADDRESS: '100000',
+    WS_FANOUT: mode,
   });
   const server = await startServer(config, createLogger('silent'));
   const echo = await echoServer();
-  console.log(`node ${process.version}, ${seconds} s per measurement, WS_BROADCAST_BUFFER ${config.wsBroadcastBuffer}`);
+  console.log(`node ${process.version}, WS_FANOUT=${mode}, ${seconds} s per measurement, WS_BROADCAST_BUFFER ${config.wsBroadcastBuffer}, load avg ${(loadavg()[0] as number).toFixed(2)}`);
 
   for (const connections of [10, 100]) {
     const window = Number(process.env["BENCH_WINDOW_" + connections] ?? (connections === 10 ? 32 : 8));
@@ -409,17 +432,17 @@ async function main(): Promise<void> {
     const rate = x.acked / x.seconds;
     console.log(
       `order entry, ${connections} connections x ${window} in flight: exchange ${rate.toFixed(0)} acked orders/s (${x.rejects} rejects), ` +
-        `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%`,
+        `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%; load avg ${(loadavg()[0] as number).toFixed(2)}`,
     );
   }
   await echo.close();
 
-  if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(Number(process.env['BENCH_FAIR_SECONDS'] ?? 5));
+  if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(Number(process.env['BENCH_FAIR_SECONDS'] ?? 5), mode);
 
-  const scenarios = (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:1:200,1000:1:2000').split(',');
+  const scenarios = (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:10:2000:raw,1000:1:200,1000:1:2000').split(',');
   for (const [i, s] of scenarios.entries()) {
     const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
-    await fanOut(server, String(i), subs, marketCount, rate, seconds);
+    await fanOut(server, `${mode[0] as string}${i}`, subs, marketCount, rate, seconds, s.endsWith(':raw'));
   }
   await server.close();
 }

@@ -38,6 +38,9 @@ export async function rest<T>(baseUrl: string, method: string, path: string, cre
 
 /** A WebSocket that reconnects and runs `onOpen` (authenticate, subscribe) on every connection. */
 export class BotSocket {
+  /** Resolves the first time the socket opens (after its onOpen frames were sent). */
+  readonly opened: Promise<void>;
+  private markOpened: () => void = () => {};
   private ws: WebSocket | null = null;
   private closed = false;
   private readonly url: string;
@@ -48,6 +51,7 @@ export class BotSocket {
     this.url = url;
     this.onOpen = onOpen;
     this.onFrame = onFrame;
+    this.opened = new Promise<void>((resolve) => (this.markOpened = resolve));
     this.connect();
   }
 
@@ -75,7 +79,10 @@ export class BotSocket {
   private connect(): void {
     const ws = new WebSocket(this.url);
     this.ws = ws;
-    ws.addEventListener('open', () => this.onOpen(this));
+    ws.addEventListener('open', () => {
+      this.onOpen(this);
+      this.markOpened();
+    });
     ws.addEventListener('message', (event: MessageEvent) => {
       const message = typeof event.data === 'string' ? parseServerMessage(event.data) : null;
       if (message !== null) this.onFrame(message);

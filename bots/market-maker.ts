@@ -38,8 +38,18 @@ export class MarketMaker {
     this.socket = new BotSocket(endpoints.wsUrl, (s) => s.send({ op: 'authenticate', api_key: apiKey }), (f) => this.onFrame(f));
   }
 
-  /** Markets with the same requote interval share one cycle (one positions read per cycle). */
+  /**
+   * Markets with the same requote interval share one cycle (one positions read per cycle). The first
+   * cycle waits for the socket: quotes sent before it opens would be dropped, and a market with a long
+   * requote interval would stay without a ladder until its next cycle.
+   */
   start(): void {
+    void this.socket.opened.then(() => {
+      if (!this.stopped) this.startCycles();
+    });
+  }
+
+  private startCycles(): void {
     const byInterval = new Map<number, BotMarket[]>();
     for (const m of this.markets) {
       const list = byInterval.get(m.settings.maker.requote_ms) ?? [];

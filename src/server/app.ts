@@ -18,6 +18,7 @@ import { ScheduleRunner } from './operations/schedule-runner.ts';
 import { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
 import { startMetricsListener, type MetricsListener } from './operations/metrics/metrics-listener.ts';
 import { ExchangeService } from './service.ts';
+import type { FanoutHost } from './fanout/fanout-host.ts';
 import { WsGateway } from './ws/gateway.ts';
 
 export interface RunningServer {
@@ -28,6 +29,8 @@ export interface RunningServer {
   readonly http: Server;
   /** The METRICS_BIND_ADDR listener's URL (…/metrics), null when metrics are served on the main port only. */
   readonly metricsUrl: string | null;
+  /** WS_FANOUT=process: the fan-out child's keeper (null inline). */
+  readonly fanout: FanoutHost | null;
   /** Graceful: stop accepting, finish requests in flight, flush persistence. */
   close(): Promise<void>;
 }
@@ -50,18 +53,31 @@ export interface StartOptions {
    * closes.
    */
   readonly onFatal?: (err: Error) => void;
+  /** false: the trader routes go through the express mount too (tests compare it with the fast path). */
+  readonly httpFastPath?: boolean;
 }
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   if (config.adminToken === DEFAULT_ADMIN_TOKEN) {
     logger.warn('ADMIN_API_TOKEN is the well-known default; set a strong secret before anyone else can reach this service');
   }
-  const persistence = await openPersistence(config, logger);
-  const exchange = new Exchange({ log: persistence.log, deltaRing: Math.max(config.wsBroadcastBuffer, 1024) });
+  // WS_FANOUT=process: the fan-out child is forked first, so it loads while this process recovers.
+  const fanout = config.wsFanout === 'process' ? new (await import('./fanout/fanout-host.ts')).FanoutHost(logger) : null;
+  let persistence: Persistence;
+  try {
+    persistence = await openPersistence(config, logger);
+  } catch (err) {
+    await fanout?.abort();
+    throw err;
+  }
+  // With the fan-out child this process builds no deltas (nobody here routes them, and the child keeps
+  // the rings of its own); the book sequences are state and are still counted.
+  const exchange = new Exchange({ log: persistence.log, deltaRing: fanout === null ? Math.max(config.wsBroadcastBuffer, 1024) : 0 });
   const startedRecovery = performance.now();
   try {
     await persistence.recover(exchange);
   } catch (err) {
+    await fanout?.abort();
     await persistence.close().catch(() => {});
     throw err;
   }
@@ -81,10 +97,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const queuePerTrader = config.limits.admission_queue_per_trader;
   const metrics = new ExchangeMetrics();
   persistence.observeFlushes?.((events, ms) => metrics.batchCommitted(events, ms));
-  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics } : { durableAcks, queuePerTrader, observer: metrics, admission: cluster.leadership });
+  const feeds = fanout === null;
+  const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics, feeds } : { durableAcks, queuePerTrader, observer: metrics, feeds, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
   const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, metrics, ...(cluster === null ? {} : { cluster }) };
-  const app = createHttpApp(context);
+  const app = createHttpApp(context, { fastPath: options.httpFastPath !== false });
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;
   const http = createServer(
@@ -101,17 +118,33 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     withDashboard(app),
   );
   http.on('clientError', answerClientError);
-  const gateway = new WsGateway(context, http);
+  const ws = fanout ?? new WsGateway(context, http);
+  if (fanout !== null) {
+    try {
+      await fanout.start(context, http);
+    } catch (err) {
+      await fanout.abort();
+      await persistence.close().catch(() => {});
+      throw err;
+    }
+  }
   const schedule = new ScheduleRunner(service, logger);
-  metrics.attach({ ws: () => gateway.figures(), persistence: () => persistence.status(), headSeq: () => exchange.seq, replication: () => cluster?.health() ?? null });
+  metrics.attach({ ws: () => ws.figures(), refresh: () => fanout?.refresh() ?? Promise.resolve(), persistence: () => persistence.status(), headSeq: () => exchange.seq, replication: () => cluster?.health() ?? null });
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(config.port, config.host, () => {
-      http.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(config.port, config.host, () => {
+        http.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // The port is taken (or not ours): nothing may be left running, the fan-out child included.
+    await ws.close();
+    await persistence.close().catch(() => {});
+    throw err;
+  }
   const port = (http.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, host: config.host, backend: persistence.backend }, 'exchange listening');
@@ -120,7 +153,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     try {
       metricsListener = await startMetricsListener(metrics, config.metricsBind.host, config.metricsBind.port, logger);
     } catch (err) {
-      await gateway.close();
+      await ws.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await persistence.close();
       throw err;
@@ -136,11 +169,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       service.close();
       await cluster?.close();
       await metricsListener?.close();
-      await gateway.close();
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeIdleConnections();
-      });
+      // Every WebSocket connection ends (in the fan-out child, the child with them) and the HTTP server
+      // finishes its requests, side by side; only then does persistence close.
+      await Promise.all([
+        ws.close(),
+        new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeIdleConnections();
+        }),
+      ]);
       await persistence.close();
       logger.info({ seq: exchange.seq }, 'exchange stopped');
     })();
@@ -154,7 +191,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   };
   cluster?.start(service);
 
-  return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, metricsUrl: metricsListener?.url ?? null, close };
+  return { url: `http://${shownHost}:${port}`, wsUrl: `ws://${shownHost}:${port}/ws`, port, context, http, metricsUrl: metricsListener?.url ?? null, fanout, close };
 }
 
 /**

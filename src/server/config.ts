@@ -9,6 +9,11 @@ export type StorageBackend = 'in_memory' | 'postgres';
 /** Cluster role (src/server/replication/): who writes the log and who follows it. */
 export type Role = 'leader' | 'follower' | 'standby';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+/**
+ * Who owns the WebSocket connections (src/server/fanout/): a child process fed the published events
+ * (`process`), or the matching thread itself (`inline`, the gateway as it was before issue 17).
+ */
+export type WsFanout = 'process' | 'inline';
 
 export interface Config {
   readonly host: string;
@@ -45,6 +50,8 @@ export interface Config {
   readonly marketDataIntervalMs: number;
   /** Live standings on the public `standings` channel; off by default. */
   readonly publicStandings: boolean;
+  /** WS_FANOUT: the WebSocket connections live in a fan-out child process (default) or on the matching thread. */
+  readonly wsFanout: WsFanout;
   /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
   readonly limits: Limits;
   /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
@@ -220,8 +227,19 @@ export function loadConfig(env: Env = process.env): Config {
     metricsBind: env['METRICS_BIND_ADDR'] === undefined || env['METRICS_BIND_ADDR'].trim() === '' ? null : bindAddress(env['METRICS_BIND_ADDR'], 'METRICS_BIND_ADDR'),
     marketDataIntervalMs: integer(env, 'MARKET_DATA_INTERVAL_MS', 100, 10, 60_000),
     publicStandings: boolean(env, 'PUBLIC_STANDINGS', false),
+    wsFanout: wsFanout(env),
     ...clusterSettings(env, backend),
   };
+}
+
+const FANOUTS: readonly WsFanout[] = ['process', 'inline'];
+
+function wsFanout(env: Env): WsFanout {
+  const raw = env['WS_FANOUT'];
+  if (raw === undefined || raw.trim() === '') return 'process';
+  const value = raw.trim().toLowerCase();
+  if (!FANOUTS.includes(value as WsFanout)) throw new ConfigError(`WS_FANOUT=${JSON.stringify(raw)} must be one of ${FANOUTS.join(', ')}`);
+  return value as WsFanout;
 }
 
 const ROLES: readonly Role[] = ['leader', 'follower', 'standby'];

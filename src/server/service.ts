@@ -5,7 +5,7 @@
 // back everything a command publishes (market data, private events, operator messages) until the
 // command may be acknowledged, so a caller's reply always goes out before the events it caused.
 import { Subject } from 'rxjs';
-import { DomainError, isDomainError } from '../commands/errors.ts';
+import { DomainError, isDomainError, Refusal } from '../commands/errors.ts';
 import type { Exchange } from '../commands/exchange.ts';
 import type { Command } from '../commands/types.ts';
 import type { ExchangeEvent } from '../events/types.ts';
@@ -39,6 +39,12 @@ export interface ServiceOptions {
   readonly admission?: AdmissionGate;
   /** ADMISSION_QUEUE_PER_TRADER: a trader's commands waiting for the engine before admission_queue_full. */
   readonly queuePerTrader?: number;
+  /**
+   * Publish book deltas and private events from the start (default true). With WS_FANOUT=process the
+   * main process routes no frames itself: its service publishes only events (which the fan-out child
+   * folds into deltas and private events of its own) until a gateway in this process calls attachFeeds.
+   */
+  readonly feeds?: boolean;
 }
 
 export interface AdmissionGate {
@@ -74,6 +80,7 @@ export class ExchangeService {
   private pumping = false;
   private held: Promise<void> | null = null;
   private closed = false;
+  private feedsAttached = false;
 
   constructor(exchange: Exchange, persistence: Persistence, clock: AdmissionClock, options: ServiceOptions) {
     this.exchange = exchange;
@@ -84,8 +91,7 @@ export class ExchangeService {
     this.queue = new FairQueue<Waiter>(options.queuePerTrader ?? 1024);
     this.observer = options.observer ?? NO_OBSERVER;
     const state = exchange.state;
-    state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
-    state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
+    if (options.feeds !== false) this.attachFeeds();
     state.events$.subscribe((event) => {
       const outbox = this.outbox;
       if (outbox === null) return;
@@ -100,6 +106,18 @@ export class ExchangeService {
 
   get state() {
     return this.exchange.state;
+  }
+
+  /**
+   * Publishes book deltas and private events from now on (once; later calls do nothing). Until then the
+   * state builds neither: with no listener and no ring, the feeds only count their sequences.
+   */
+  attachFeeds(): void {
+    if (this.feedsAttached) return;
+    this.feedsAttached = true;
+    const state = this.exchange.state;
+    state.marketData.deltas$.subscribe((delta) => this.outbox?.push({ kind: 'delta', delta }));
+    state.privateFeed.events$.subscribe((event) => this.outbox?.push({ kind: 'private', event }));
   }
 
   /**
@@ -172,6 +190,32 @@ export class ExchangeService {
     });
   }
 
+  /**
+   * execute's synchronous form, for callers that answer in their own tick (the HTTP fast path): with
+   * nothing waiting before it, admission not held, room in the writer and no durable acks, the command
+   * is admitted, `reply` called and the publications released before this returns, exactly as execute
+   * does then, and its event is returned; a refusal is thrown. Otherwise nothing happens and it returns
+   * null: the command would have to wait, so the caller calls execute.
+   */
+  executeNow<V = undefined>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): ExchangeEvent | null {
+    if (this.durableAcks || this.queue.size !== 0 || this.held !== null) return null;
+    const wait = this.persistence.capacity();
+    if (wait !== null) {
+      // Only a signal (execute asks again); its rejection must not go unhandled.
+      wait.catch(() => {});
+      return null;
+    }
+    const { event, seen, outbox } = this.decide(build, view);
+    reply?.(event, seen);
+    for (const p of outbox) this.publications$.next(p);
+    return event;
+  }
+
+  /** Whether replies wait for the command's event to be durable (POSTGRES_DURABLE_ACKS). */
+  get waitsForDurability(): boolean {
+    return this.durableAcks;
+  }
+
   /** Commands waiting for their turn. */
   get queued(): number {
     return this.queue.size;
@@ -222,24 +266,7 @@ export class ExchangeService {
   // No await before the exchange runs: with free capacity a command is decided in the caller's own
   // tick, so commands are admitted exactly in the order they arrived.
   private async admit<V>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): Promise<ExchangeEvent> {
-    if (this.closed) throw new DomainError('service_unavailable');
-    const refused = this.admission?.refusal() ?? null;
-    if (refused !== null) throw refused;
-    const outbox: Publication[] = [];
-    this.outbox = outbox;
-    let event: ExchangeEvent;
-    let command: Command | null = null;
-    try {
-      command = build(this.clock.stamp());
-      event = this.exchange.execute(command);
-    } catch (err) {
-      if (command !== null) this.observer.commandRefused(command.type, isDomainError(err) ? err.code : 'internal');
-      throw err;
-    } finally {
-      this.outbox = null;
-    }
-    this.observer.commandAccepted(command.type);
-    const seen = view === undefined ? (undefined as V) : view(event);
+    const { event, seen, outbox } = this.decide(build, view);
     if (this.durableAcks) {
       try {
         await this.persistence.durable(event.seq);
@@ -254,5 +281,31 @@ export class ExchangeService {
     reply?.(event, seen);
     for (const p of outbox) this.publications$.next(p);
     return event;
+  }
+
+  // Stamps, decides and applies one command, and builds its view; what it publishes is collected, to
+  // be released once the command may be acknowledged. Throws a refusal.
+  private decide<V>(build: (stamp: Stamp) => Command, view?: (event: ExchangeEvent) => V): { event: ExchangeEvent; seen: V; outbox: Publication[] } {
+    if (this.closed) throw new DomainError('service_unavailable');
+    const refused = this.admission?.refusal() ?? null;
+    if (refused !== null) throw refused;
+    const outbox: Publication[] = [];
+    this.outbox = outbox;
+    let event: ExchangeEvent;
+    let command: Command | null = null;
+    try {
+      command = build(this.clock.stamp());
+      const outcome = this.exchange.tryExecute(command);
+      if (outcome instanceof Refusal) throw outcome.error();
+      event = outcome;
+    } catch (err) {
+      if (command !== null) this.observer.commandRefused(command.type, isDomainError(err) ? err.code : 'internal');
+      throw err;
+    } finally {
+      this.outbox = null;
+    }
+    this.observer.commandAccepted(command.type);
+    const seen = view === undefined ? (undefined as V) : view(event);
+    return { event, seen, outbox };
   }
 }

@@ -61,8 +61,16 @@ describe('server: configuration from the environment', () => {
       [{ METRICS_BIND_ADDR: '9464' }, /^METRICS_BIND_ADDR=/],
       [{ MARKET_DATA_INTERVAL_MS: '5' }, /^MARKET_DATA_INTERVAL_MS=/],
       [{ PUBLIC_STANDINGS: 'sometimes' }, /^PUBLIC_STANDINGS=/],
+      [{ WS_FANOUT: 'thread' }, /^WS_FANOUT=/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);
+  });
+
+  it('WS_FANOUT: a fan-out process by default; inline keeps the gateway on the matching thread', () => {
+    expect(loadConfig({}).wsFanout).to.equal('process');
+    expect(loadConfig({ WS_FANOUT: ' ' }).wsFanout).to.equal('process');
+    expect(loadConfig({ WS_FANOUT: 'inline' }).wsFanout).to.equal('inline');
+    expect(loadConfig({ WS_FANOUT: 'PROCESS' }).wsFanout).to.equal('process');
   });
 
   it('METRICS_BIND_ADDR: unset means no listener of its own; host:port is parsed as BIND_ADDR is', () => {

@@ -1871,6 +1871,20 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
              *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
              */
             429: {
@@ -4684,6 +4698,20 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
              *     - `rate_limited`: per-user rate limit exceeded: max 20 ops/sec
              */
             429: {
@@ -4912,6 +4940,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "order_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5289,6 +5331,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "order_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
                     [name: string]: unknown;
                 };
                 content: {

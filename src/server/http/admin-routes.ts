@@ -47,7 +47,7 @@ function tradingControlRoute(action: 'start' | 'stop', summary: string): AnyRout
     success: { status: 200, description: 'the controls', schema: ControlsResponse },
     errors: [],
     handle: (call) =>
-      runCommand(call.context, call.res, 200, (s) => ({ type: enabled ? 'StartTrading' : 'StopTrading', time: s.time }), (event) => {
+      runCommand(call, 200, (s) => ({ type: enabled ? 'StartTrading' : 'StopTrading', time: s.time }), (event) => {
         eventOf(event, enabled ? 'TradingStarted' : 'TradingStopped');
         return { controls: { trading_enabled: enabled, updated_at: event.time } };
       }),
@@ -68,8 +68,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const apiKey = newApiKey();
       return runCommand(
-        call.context,
-        call.res,
+        call,
         201,
         (s) => ({ type: 'ProvisionTrader', time: s.time, username: call.body.username, trader_id: s.uuid(), api_key_hash: hashApiKey(apiKey) }),
         (event) => {
@@ -89,7 +88,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     success: { status: 200, description: 'what was cleared', schema: ResetResponse },
     errors: [],
     handle: (call) =>
-      runCommand(call.context, call.res, 200, (s) => ({ type: 'ResetTrading', time: s.time }), (event) => eventOf(event, 'TradingReset').data),
+      runCommand(call, 200, (s) => ({ type: 'ResetTrading', time: s.time }), (event) => eventOf(event, 'TradingReset').data),
   }),
   defineRoute({
     method: 'get',
@@ -119,8 +118,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const b = call.body;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({
           type: 'PostAdminMessage',
@@ -160,8 +158,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const state = call.context.service.state;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'LoadConfig', time: s.time, trading_enabled: call.body.trading_enabled, markets: call.body.markets }),
         (event) => {
@@ -198,8 +195,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const state = call.context.service.state;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'UpsertMarket', time: s.time, market: call.body }),
         (event) => marketNow(state, eventOf(event, 'MarketUpserted').data.market.market_id),
@@ -219,8 +215,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const state = call.context.service.state;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'PatchMarket', time: s.time, market_id: call.params.market_id, changes: call.body }),
         (event) => marketNow(state, eventOf(event, 'MarketPatched').data.market_id),
@@ -241,8 +236,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const state = call.context.service.state;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({
           type: 'SettleMarket',
@@ -270,7 +264,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     success: { status: 200, description: 'the id of the removed market', schema: DeletedMarketResponse },
     errors: ['market_not_configured', 'market_has_open_orders'],
     handle: (call) =>
-      runCommand(call.context, call.res, 200, (s) => ({ type: 'DeleteMarket', time: s.time, market_id: call.params.market_id }), (event) => ({
+      runCommand(call, 200, (s) => ({ type: 'DeleteMarket', time: s.time, market_id: call.params.market_id }), (event) => ({
         market_id: eventOf(event, 'MarketDeleted').data.market_id,
       })),
   }),

@@ -3,30 +3,33 @@
 // limit (trader routes), parse path and query, read and parse the body, then the route itself. So a
 // refused request (401, 429) never reads its body, and nothing before the route changes state.
 //
-// Routes live in an express 5 app. In front of it, requests whose method and path name a route without
-// path parameters exactly (the order path and the trader reads that bots poll) go straight to that
-// route's handler: express's router walk costs about as much as the whole order path does (measured
-// in docs/benchmarks.md). Every other request, and any spelling the exact match misses (case, trailing
-// slash), is express's, and reaches the same handlers.
+// Routes live in an express 5 app. In front of it, the fast path (fast-path.ts) serves the trader
+// routes (order entry and the reads bots poll) straight from node:http, synchronously where it can, with
+// the same answers; then requests whose method and path name another route without path parameters
+// exactly go straight to that route's express handler: express's router walk costs about as much as the
+// whole order path does (measured in docs/benchmarks.md). Every other request, and any spelling the
+// exact match misses (case, trailing slash, percent-encoding), is express's, and reaches the same
+// handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
-import { DomainError, isDomainError, rateLimitText } from '../../commands/errors.ts';
+import { DomainError } from '../../commands/errors.ts';
 import type { ServerContext } from '../context.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { marketDataRoutes } from './market-data-routes.ts';
 import { orderRoutes } from './order-routes.ts';
-import { AdminGuard, LockedOut, TraderAuthenticator } from './authenticate.ts';
+import { answerFailure, pathOf } from './answer-failure.ts';
+import { CallerGate } from './caller-gate.ts';
 import { corsGate } from './cors.ts';
-import { setTraderLane } from '../admission/lanes.ts';
 import { officialLeaderboardRoute, operatorRoutes } from './operator-routes.ts';
 import { docsRoutes } from './docs-routes.ts';
 import { metricsRoute } from '../operations/metrics/metrics-route.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
-import { BODY_LIMIT_BYTES, ClientGone, readJsonBody } from './read-json-body.ts';
+import { createFastPath } from './fast-path.ts';
+import { BODY_LIMIT_BYTES, readJsonBody } from './read-json-body.ts';
 import type { RouteSeries } from '../operations/metrics/exchange-metrics.ts';
 import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
 import { sendError, sendJson } from './send.ts';
@@ -42,13 +45,12 @@ export function allRoutes(openApiJson: () => string): AnyRoute[] {
   return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, metricsRoute, ...docsRoutes(openApiJson)];
 }
 
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
+export interface HttpAppOptions {
+  /** Serve the trader routes through the fast path (default); false: through the express mount only (tests compare the two). */
+  readonly fastPath?: boolean;
 }
 
-export function createHttpApp(context: ServerContext): HttpApp {
+export function createHttpApp(context: ServerContext, options: HttpAppOptions = {}): HttpApp {
   const { config, logger } = context;
   const app = express();
   app.disable('x-powered-by');
@@ -56,56 +58,20 @@ export function createHttpApp(context: ServerContext): HttpApp {
 
   let openApiJson: string | null = null;
   const routes: AnyRoute[] = allRoutes(() => (openApiJson ??= JSON.stringify(buildOpenApiDocument(routes, { perUserRequestsPerSecond: config.perUserRequestsPerSecond }))));
-  const budgets = context.budgets;
-  const limitHeader = String(config.perUserRequestsPerSecond);
-  const admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
-  const traders = new TraderAuthenticator(context.service.state);
-
-  const fail = (err: unknown, req: IncomingMessage, res: ServerResponse, series: RouteSeries): void => {
-    if (err instanceof ClientGone) return;
-    series.refused(isDomainError(err) ? err.code : 'internal');
-    if (isDomainError(err)) {
-      if (err.code === 'body_too_large') res.setHeader('connection', 'close');
-      if (err instanceof LockedOut) res.setHeader('retry-after', String(err.retryAfterSeconds));
-      if (err.code === 'admission_queue_full') res.setHeader('retry-after', '1');
-      if (err.code === 'overflow') logger.warn({ method: req.method, path: pathOf(req), message: err.message }, 'numeric overflow refused');
-      sendError(res, err);
-      return;
-    }
-    logger.error({ err, method: req.method, path: pathOf(req) }, 'request failed');
-    sendError(res, new DomainError('internal'));
-  };
+  const gate = new CallerGate(context);
+  const fail = (err: unknown, req: IncomingMessage, res: ServerResponse, series: RouteSeries): void => answerFailure(err, req, res, series, logger);
+  // One series per route, whichever way a request reaches it (the cells are not shared by label).
+  const series = new Map(routes.map((r) => [r, context.metrics.route(r.method, r.path)]));
+  const seriesOf = (route: AnyRoute): RouteSeries => series.get(route) as RouteSeries;
 
   const handlerOf = (route: AnyRoute): RouteHandler => {
     // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
     const readsBody = route.method === 'post' || route.method === 'put' || route.method === 'patch' || route.method === 'delete';
-    // Cluster mode: every route that changes state is the leader's alone (refused before anything else).
-    const commands = route.method !== 'get';
-    const series = context.metrics.route(route.method, route.path);
+    const series = seriesOf(route);
     return async (req, res, rawParams, rawQuery) => {
       const started = performance.now();
       try {
-        if (commands) {
-          const refused = context.service.refusal();
-          if (refused !== null) throw refused;
-        }
-        let trader = null;
-        let apiKey = null;
-        if (route.access === 'trader') {
-          ({ trader, apiKey } = traders.authenticate(req));
-          setTraderLane(res, trader.trader_id);
-          if (route.rateLimited === true) {
-            const decision = budgets.take(trader.trader_id);
-            res.setHeader('x-ratelimit-limit', limitHeader);
-            res.setHeader('x-ratelimit-remaining', String(decision.remaining));
-            if (!decision.allowed) {
-              res.setHeader('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
-              throw new DomainError('rate_limited', rateLimitText(config.perUserRequestsPerSecond));
-            }
-          }
-        } else if (route.access === 'admin') {
-          admin.check(req);
-        }
+        const { trader, apiKey } = gate.check(route, req, res);
         const params = route.params === undefined ? undefined : parseInput(route.params, rawParams, 'path');
         const query = route.query === undefined ? undefined : parseInput(route.query, rawQuery, 'query');
         // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
@@ -159,7 +125,9 @@ export function createHttpApp(context: ServerContext): HttpApp {
     fail(err, req, res, unmatched);
   });
 
+  const fast = options.fastPath === false ? null : createFastPath(routes, { context, gate, seriesOf });
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    if (fast !== null && fast(req, res)) return;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const handler = exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);

@@ -27,7 +27,8 @@ export function routeErrors(route: AnyRoute): ErrorCode[] {
   if (route.rateLimited === true) codes.push('rate_limited');
   if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token', 'too_many_auth_failures');
   if (route.access === 'trader' && route.method !== 'get') codes.push('admission_queue_full');
-  if (route.method === 'post' || route.method === 'put' || route.method === 'patch') codes.push('invalid_request', 'body_too_large');
+  // DELETE reads a body too (garbage sent with one must not trigger an action), so it can refuse one.
+  if (route.method !== 'get') codes.push('invalid_request', 'body_too_large');
   if (route.method !== 'get') codes.push('service_unavailable', 'not_leader');
   codes.push('internal');
   return [...new Set(codes)];

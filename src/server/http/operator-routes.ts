@@ -110,8 +110,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
       const keys = usernames.map(() => newApiKey());
       const csv = wantsCsv(call.req);
       return runCommand(
-        call.context,
-        call.res,
+        call,
         201,
         (s) => ({ type: 'ProvisionTraders', time: s.time, traders: usernames.map((username, i) => ({ username, trader_id: s.uuid(), api_key_hash: hashApiKey(keys[i] as string) })) }),
         (event) => {
@@ -147,8 +146,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
       const apiKey = newApiKey();
       const state = call.context.service.state;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'RotateApiKey', time: s.time, trader_id: call.params.trader_id, api_key_hash: hashApiKey(apiKey) }),
         (event) => {
@@ -172,7 +170,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
     errors: ['trader_not_found', 'trader_disabled'],
     handle: (call) => {
       const state = call.context.service.state;
-      return runCommand(call.context, call.res, 200, (s) => ({ type: 'DisableTrader', time: s.time, trader_id: call.params.trader_id }), (event) => {
+      return runCommand(call, 200, (s) => ({ type: 'DisableTrader', time: s.time, trader_id: call.params.trader_id }), (event) => {
         const d = eventOf(event, 'TraderDisabled').data;
         return { trader: accountView(state.traders.get(d.trader_id) as TraderView), canceled_orders: d.canceled_orders };
       });
@@ -189,7 +187,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
     errors: ['trader_not_found', 'trader_not_disabled'],
     handle: (call) => {
       const state = call.context.service.state;
-      return runCommand(call.context, call.res, 200, (s) => ({ type: 'EnableTrader', time: s.time, trader_id: call.params.trader_id }), (event) => ({
+      return runCommand(call, 200, (s) => ({ type: 'EnableTrader', time: s.time, trader_id: call.params.trader_id }), (event) => ({
         trader: accountView(state.traders.get(eventOf(event, 'TraderEnabled').data.trader_id) as TraderView),
       }));
     },
@@ -212,8 +210,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
       const state = call.context.service.state;
       const entries = call.body.entries.map((e) => ({ at: formatMicros(parseMicros(e.at)), action: actionOf(e) }));
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'SetSchedule', time: s.time, entries: entries.map((e) => ({ entry_id: s.uuid(), ...e })) }),
         (event) => {
@@ -246,8 +243,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const { state, persistence } = call.context.service;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         201,
         // Stamped right before it is decided, in the same tick: the head the hash belongs to is the one decided on.
         (s) => ({ type: 'FreezeLeaderboard', time: s.time, label: call.body.label ?? null, as_of_seq: state.seq, head_hash: persistence.headHash() }),

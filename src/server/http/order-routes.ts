@@ -1,7 +1,6 @@
 // The order management of trading-extensions.md: lookups of one order in any status (by id or by client
 // order id), amend and cancel by client order id, and cancel-all. Trader routes, rate limited like the
 // others.
-import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { DomainError } from '../../commands/errors.ts';
 import { AmendOrderBody, ClientOrderId } from '../../commands/schemas.ts';
@@ -10,11 +9,11 @@ import { isMarketSymbol } from '../../commands/rules.ts';
 import { orderView } from '../../projections/books.ts';
 import { cancelAllReply, orderReply } from '../../projections/order-replies.ts';
 import type { Stamp } from '../clock.ts';
-import type { ServerContext } from '../context.ts';
+import { fastAmendOrderBody } from './fast-order-bodies.ts';
 import { OrderIdParams } from './http-inputs.ts';
 import { CancelAllResponse, OrderResponse } from './response-schemas.ts';
 import { callerOf, defineRoute, type AnyRoute, type Replied } from './route.ts';
-import { eventOf, runCommand } from './run-command.ts';
+import { eventOf, runCommand, type CommandCall } from './run-command.ts';
 
 const TAG = 'Trader';
 
@@ -25,10 +24,10 @@ const CancelAllQuery = z.object({
 });
 
 /** Amend or cancel: the answer is the order as it is right after the command (status, remaining). */
-export function changeOrder(context: ServerContext, res: ServerResponse, build: (s: Stamp) => Command): Promise<Replied> {
-  return runCommand(context, res, 200, build, (event) => {
+export function changeOrder(call: CommandCall, build: (s: Stamp) => Command): Replied | Promise<Replied> {
+  return runCommand(call, 200, build, (event) => {
     if (event.type !== 'OrderAmended' && event.type !== 'OrderCanceled') throw new Error(`unexpected ${event.type} for an order change`);
-    return { order: orderReply(context.service.state, event.data.order_id) };
+    return { order: orderReply(call.context.service.state, event.data.order_id) };
   });
 }
 
@@ -76,11 +75,12 @@ export const orderRoutes: readonly AnyRoute[] = [
     description: 'As PATCH /api/v1/orders/{order_id}, except that the client order id is looked up among the caller\'s own orders only: none open is 404, never 403.',
     params: ClientOrderIdParams,
     body: AmendOrderBody,
+    fastBody: fastAmendOrderBody,
     success: { status: 200, description: 'the order with its new remaining', schema: OrderResponse },
     errors: ['invalid_remaining', 'invalid_amend', 'order_not_found', 'invalid_client_order_id'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, client_order_id: call.params.client_order_id, remaining: call.body.remaining }));
+      return changeOrder(call, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, client_order_id: call.params.client_order_id, remaining: call.body.remaining }));
     },
   }),
   defineRoute({
@@ -96,7 +96,7 @@ export const orderRoutes: readonly AnyRoute[] = [
     errors: ['order_not_found', 'invalid_client_order_id'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, client_order_id: call.params.client_order_id }));
+      return changeOrder(call, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, client_order_id: call.params.client_order_id }));
     },
   }),
   defineRoute({
@@ -113,8 +113,7 @@ export const orderRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         200,
         (s) => ({ type: 'CancelAllOrders', time: s.time, trader_id: traderId, market: call.query.market ?? null, reason: 'request' }),
         (event) => cancelAllReply(call.context.service.state, eventOf(event, 'OrdersCanceled')),

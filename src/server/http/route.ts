@@ -53,6 +53,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
+  /**
+   * The fast path's stand-in for parsing `body` with zod (the order routes): the exact output zod would
+   * give for a body it vouches for, undefined for any other, which zod then parses (and refuses in its
+   * own words). Held to the schema by a test; the express mount always parses with zod.
+   */
+  readonly fastBody?: (value: unknown) => z.output<B> | undefined;
   /** The largest body this route reads, when not the 64 KiB of every other route. */
   readonly bodyLimit?: (config: Config) => number;
   /**

@@ -8,51 +8,75 @@ import type { Command } from '../../commands/types.ts';
 import type { EventOf, EventType, ExchangeEvent } from '../../events/types.ts';
 import type { Stamp } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
-import { traderLaneOf } from '../admission/lanes.ts';
-import { REPLIED, type Replied } from './route.ts';
+import { REPLIED, type Call, type Replied } from './route.ts';
 import { sendError, sendJson } from './send.ts';
 
-export async function runCommand(
-  context: ServerContext,
-  res: ServerResponse,
+type Captured = { body: unknown } | { error: unknown };
+
+/** What runCommand needs of a route's call: the service, the response, and the caller, whose lane of the fair queue the command waits in. */
+export type CommandCall = Pick<Call<unknown, unknown, unknown>, 'context' | 'res' | 'trader'>;
+
+/**
+ * Runs one command and writes its reply. Synchronous whenever the service can admit the command at
+ * once (REPLIED is returned after the reply was written, a refusal is thrown); a promise when the
+ * command has to wait (the fair queue, writer backpressure, durable acks), so the in-memory order path
+ * allocates no promise at all.
+ */
+export function runCommand(
+  call: CommandCall,
   status: number,
   build: (stamp: Stamp) => Command,
   view: (event: ExchangeEvent) => unknown,
   /** Writes the reply when not as JSON (CSV, say). */
   send: (res: ServerResponse, status: number, body: unknown) => void = sendJson,
-): Promise<Replied> {
+): Replied | Promise<Replied> {
+  const { context, res } = call;
   // The body is built as soon as the command is applied (it may read the state, which later commands
   // change), and sent once the command may be acknowledged.
-  const capture = (event: ExchangeEvent): { body: unknown } | { error: unknown } => {
+  const capture = (event: ExchangeEvent): Captured => {
     try {
       return { body: view(event) };
     } catch (error) {
       return { error };
     }
   };
+  const reply = (event: ExchangeEvent, built: Captured): void => {
+    // Never throw here: the service publishes the command's events after this returns.
+    if ('body' in built) {
+      send(res, status, built.body);
+      return;
+    }
+    context.logger.error({ err: built.error, seq: event.seq, type: event.type }, 'building the reply of an accepted command failed');
+    sendError(res, new DomainError('internal'));
+  };
+  const service = context.service;
   try {
-    await context.service.execute(
-      build,
-      (event, built) => {
-        // Never throw here: the service publishes the command's events after this returns.
-        if ('body' in built) {
-          send(res, status, built.body);
-          return;
-        }
-        context.logger.error({ err: built.error, seq: event.seq, type: event.type }, 'building the reply of an accepted command failed');
-        sendError(res, new DomainError('internal'));
-      },
-      capture,
-      traderLaneOf(res),
-    );
+    if (service.executeNow(build, reply, capture) !== null) return REPLIED;
   } catch (err) {
     if (!(err instanceof DuplicateSubmission)) throw err;
-    // A repeated client_order_id: nothing was appended. The answer waits, as the first one did, until
-    // the first order is durable, so a retry is never told of an order that could still be lost.
-    await context.service.whenDurable(err.orderId);
-    sendJson(res, 200, duplicateReply(context.service.state, err.orderId));
+    return answerDuplicate(context, res, err.orderId);
   }
-  return REPLIED;
+  // Operators (no trader) wait in the operators' lane, which goes first.
+  return service.execute(build, reply, capture, call.trader?.trader_id ?? null).then(
+    () => REPLIED,
+    (err: unknown) => {
+      if (!(err instanceof DuplicateSubmission)) throw err;
+      return answerDuplicate(context, res, err.orderId);
+    },
+  );
+}
+
+/**
+ * A repeated client_order_id: nothing was appended. The answer waits, as the first one did, until the
+ * first order is durable, so a retry is never told of an order that could still be lost.
+ */
+function answerDuplicate(context: ServerContext, res: ServerResponse, orderId: string): Replied | Promise<Replied> {
+  const service = context.service;
+  const send = (): Replied => {
+    sendJson(res, 200, duplicateReply(service.state, orderId));
+    return REPLIED;
+  };
+  return service.waitsForDurability ? service.whenDurable(orderId).then(send) : send();
 }
 
 /** Narrows the event a command produced; another type would be a bug in the core. */

@@ -10,6 +10,7 @@ import { submitReply } from '../../projections/order-replies.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import { changeOrder } from './order-routes.ts';
+import { fastAmendOrderBody, fastSubmitOrderBody } from './fast-order-bodies.ts';
 import { PageQuery, pageBackwards, pageLimit, wantsPage } from './paging.ts';
 import {
   FillSchema,
@@ -162,6 +163,7 @@ export const traderRoutes: readonly AnyRoute[] = [
       'every execution at the maker\'s price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a ' +
       'FOK order fills in full or expires with no fills.',
     body: SubmitOrderBody,
+    fastBody: fastSubmitOrderBody,
     success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests', schema: SubmitOrderResponse, alternate: { status: 200, description: 'a repeated client_order_id with the same parameters: the first order as it is now, all its fills, duplicate: true' } },
     errors: [
       'invalid_order_type',
@@ -187,8 +189,7 @@ export const traderRoutes: readonly AnyRoute[] = [
       const traderId = callerOf(call).trader_id;
       const b = call.body;
       return runCommand(
-        call.context,
-        call.res,
+        call,
         201,
         (s) => submitCommand(b, traderId, s),
         (event) => submitReply(call.context.service.state, eventOf(event, 'OrderSubmitted')),
@@ -205,11 +206,12 @@ export const traderRoutes: readonly AnyRoute[] = [
     description: 'remaining must be > 0 and <= the current remaining (equal changes nothing); the order keeps its place in the queue.',
     params: OrderIdParams,
     body: AmendOrderBody,
+    fastBody: fastAmendOrderBody,
     success: { status: 200, description: 'the order with its new remaining', schema: OrderResponse },
     errors: ['invalid_remaining', 'invalid_amend', 'order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id, remaining: call.body.remaining }));
+      return changeOrder(call, (s) => ({ type: 'AmendOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id, remaining: call.body.remaining }));
     },
   }),
   defineRoute({
@@ -225,7 +227,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     errors: ['order_not_found', 'order_not_owned'],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return changeOrder(call.context, call.res, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id }));
+      return changeOrder(call, (s) => ({ type: 'CancelOrder', time: s.time, trader_id: traderId, order_id: call.params.order_id }));
     },
   }),
 ];

@@ -7,6 +7,8 @@ import { tradeView } from '../../projections/trade-tape.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';
+import { DeltaRun } from './delta-run.ts';
+import type { FlushScheduler } from './flush-scheduler.ts';
 import { WireFrame } from './wire-frame.ts';
 import { ACCOUNT_RESYNC_FRAME, adminMessageFrame, deltaFrame, l3ResyncFrame, privateEventFrame, tradeFrame, tradesResyncFrame } from './frames.ts';
 
@@ -26,9 +28,20 @@ export class ConnectionRegistry {
   private readonly published = new Map<string, number>();
   /** Subscriptions dropped because their connection lagged (resync_required sent), since start. */
   lagDrops = 0;
+  /** Told when a trader gains its first or loses its last cancel_on_disconnect connection. */
+  private readonly flagChanged: (traderId: string, flagged: boolean) => void;
+  private readonly scheduler: FlushScheduler;
+  /** This turn's deltas per market, joined for the subscribers that take them all (delta-run.ts). */
+  private readonly runs = new Map<string, DeltaRun>();
+  private readonly sealRuns = (): void => {
+    for (const run of this.runs.values()) run.seal();
+    this.runs.clear();
+  };
 
-  constructor(initialSequences: Iterable<[string, number]>) {
+  constructor(initialSequences: Iterable<[string, number]>, scheduler: FlushScheduler, flagChanged: (traderId: string, flagged: boolean) => void = () => {}) {
     for (const [market, sequence] of initialSequences) this.published.set(market, sequence);
+    this.scheduler = scheduler;
+    this.flagChanged = flagChanged;
   }
 
   add(connection: Connection): void {
@@ -79,7 +92,9 @@ export class ConnectionRegistry {
     if (trader !== null) this.index(this.byTrader, trader.trader_id, connection);
     if (trader !== null && cancelOnDisconnect) {
       connection.cancelOnDisconnect = true;
+      const first = !this.cancelOnDisconnect.has(trader.trader_id);
       this.index(this.cancelOnDisconnect, trader.trader_id, connection);
+      if (first) this.flagChanged(trader.trader_id, true);
     }
   }
 
@@ -89,7 +104,9 @@ export class ConnectionRegistry {
     connection.cancelOnDisconnect = false;
     const traderId = connection.trader.trader_id;
     this.unindex(this.cancelOnDisconnect, traderId, connection);
-    return this.cancelOnDisconnect.has(traderId) ? null : traderId;
+    if (this.cancelOnDisconnect.has(traderId)) return null;
+    this.flagChanged(traderId, false);
+    return traderId;
   }
 
   subscribeTrades(connection: Connection, market: string): void {
@@ -115,6 +132,35 @@ export class ConnectionRegistry {
       // Trades are market data like deltas: a subscriber too far behind loses the channel, not the connection.
       for (const connection of subscribers) if (!connection.queue.offerBroadcast(frame)) this.dropTrades(connection, market);
     }
+  }
+
+  /**
+   * This process has fallen too far behind the exchange to deliver deltas and trades in time (the
+   * fan-out child under more load than it can write): every l3 and trades subscription ends with
+   * `resync_required`, as a lagging subscriber's would; a client that subscribes again is answered
+   * once this process has caught up with what was published before it asked.
+   */
+  dropLagging(): number {
+    let dropped = 0;
+    for (const [market, subscribers] of [...this.byMarket]) {
+      const current = this.publishedSequence(market);
+      for (const connection of [...subscribers]) {
+        const subscription = connection.subscriptions.get(market);
+        if (subscription === undefined) continue;
+        this.unsubscribe(connection, market);
+        this.lagDrops++;
+        dropped++;
+        connection.send(l3ResyncFrame(market, subscription.last + 1, current));
+      }
+    }
+    for (const [market, subscribers] of [...this.byTradesMarket]) {
+      for (const connection of [...subscribers]) {
+        this.dropTrades(connection, market);
+        this.lagDrops++;
+        dropped++;
+      }
+    }
+    return dropped;
   }
 
   private dropTrades(connection: Connection, market: string): void {
@@ -143,6 +189,13 @@ export class ConnectionRegistry {
     const subscribers = this.byMarket.get(delta.market);
     if (subscribers === undefined) return;
     const frame = this.frameOf(delta);
+    let run = this.runs.get(delta.market);
+    if (run === undefined) {
+      run = new DeltaRun();
+      if (this.runs.size === 0) this.scheduler.atTurnEnd(this.sealRuns);
+      this.runs.set(delta.market, run);
+    }
+    run.add(frame);
     // Deleting the current element while iterating a Set is safe; a lagging subscriber drops out here.
     for (const connection of subscribers) this.offer(connection, delta, frame);
   }

@@ -1,6 +1,6 @@
 // Coalesces writes: every queue that got frames during one turn of the event loop is flushed once,
 // after the turn's I/O callbacks, so a burst of deltas reaches each socket as one write instead of one
-// system call per frame.
+// system call per frame. What a turn built for all queues (the runs of deltas) ends with it.
 
 export interface Flushable {
   /** Hands queued frames to the socket; returns how many. */
@@ -11,6 +11,7 @@ export class FlushScheduler {
   private dirty = new Set<Flushable>();
   private spare = new Set<Flushable>();
   private scheduled = false;
+  private turnEnds: (() => void)[] = [];
   /** Frames handed to sockets since start (the metrics read it). */
   framesSent = 0;
 
@@ -23,7 +24,19 @@ export class FlushScheduler {
     for (const q of batch) sent += q.flush();
     this.framesSent += sent;
     batch.clear();
+    const ends = this.turnEnds;
+    this.turnEnds = [];
+    for (const end of ends) end();
   };
+
+  /** Runs `end` once, after this turn's queues were flushed. */
+  atTurnEnd(end: () => void): void {
+    this.turnEnds.push(end);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
 
   schedule(queue: Flushable): void {
     this.dirty.add(queue);

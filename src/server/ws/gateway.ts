@@ -1,7 +1,8 @@
-// The WebSocket gateway at /ws on the service's own HTTP server: upgrades, the connections, the routing
-// of the service's publications to them, heartbeats and dead-peer detection. It listens to
-// ExchangeService.publications$ (not the state's raw subjects) so every ack precedes the events its
-// command caused, also when acks wait for durability.
+// The WebSocket gateway at /ws: upgrades, the connections, the routing of the service's publications
+// to them, heartbeats and dead-peer detection. It listens to ExchangeService.publications$ (not the
+// state's raw subjects) so every ack precedes the events its command caused, also when acks wait for
+// durability. It runs on the service's own HTTP server (WS_FANOUT=inline), or in the fan-out child
+// (src/server/fanout/), which is handed each upgraded socket and serves its own folded state.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Subscription as RxSubscription } from 'rxjs';
@@ -17,16 +18,44 @@ import { ConnectionRegistry } from './connection-registry.ts';
 import { FlushScheduler } from './flush-scheduler.ts';
 import { heartbeatFrame } from './frames.ts';
 import { DEFAULT_WS_OPTIONS, hardCap, type WsGatewayOptions } from './gateway-options.ts';
-import { MessageHandler } from './message-handler.ts';
+import { MessageHandler, type ReadYourWrites } from './message-handler.ts';
+import { LocalDesk, type TradingDesk } from './order-desk.ts';
+import type { WsContext } from './ws-context.ts';
 
 export const WS_PATH = '/ws';
 
+/** Ends an upgrade request with an HTTP error in the API's JSON shape; `headers` end with CRLF each. */
+export function refuseUpgrade(socket: Duplex, status: string, error: string, headers = ''): void {
+  const body = JSON.stringify({ error });
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Answers an upgrade to another path (404) or during shutdown (503); true when it did. */
+export function refusedPathOrShutdown(req: IncomingMessage, socket: Duplex, shuttingDown: boolean): boolean {
+  const path = (req.url ?? '').split('?', 1)[0];
+  if (path === WS_PATH && !shuttingDown) return false;
+  if (shuttingDown) refuseUpgrade(socket, '503 Service Unavailable', 'service is shutting down');
+  else refuseUpgrade(socket, '404 Not Found', 'no such route');
+  return true;
+}
+
+/** Where a gateway that does not run on the matching thread sends trading ops, and how it syncs. */
+export interface GatewayWiring {
+  readonly desk: TradingDesk;
+  readonly readYourWrites: ReadYourWrites;
+}
+
+function isServerContext(context: WsContext | ServerContext): context is ServerContext {
+  return 'budgets' in context;
+}
+
 export class WsGateway {
-  private readonly context: ServerContext;
+  private readonly context: WsContext;
   private readonly options: WsGatewayOptions;
   private readonly wss: WebSocketServer;
   private readonly registry: ConnectionRegistry;
   private readonly handler: MessageHandler;
+  private readonly desk: TradingDesk;
   private readonly gate: ConnectionGate;
   /** The conflated public channels (l2, ticker, standings). */
   readonly feeds: MarketDataHub;
@@ -35,25 +64,34 @@ export class WsGateway {
   private readonly timer: NodeJS.Timeout;
   private nextId = 1;
   private closing: Promise<void> | null = null;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.upgrade(req, socket, head);
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.handleUpgrade(req, socket, head);
 
-  constructor(context: ServerContext, http: Server, options: Partial<WsGatewayOptions> = {}) {
+  /** On the service's HTTP server, trading through the exchange's own path. */
+  constructor(context: ServerContext, http: Server, options?: Partial<WsGatewayOptions>);
+  /** Without a server of its own (the fan-out child): upgrades come through handleUpgrade. */
+  constructor(context: WsContext, http: null, options: Partial<WsGatewayOptions>, wiring: GatewayWiring);
+  constructor(context: WsContext | ServerContext, http: Server | null, options: Partial<WsGatewayOptions> = {}, wiring?: GatewayWiring) {
     this.context = context;
     this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, maxSubscriptions: context.config.limits.ws_max_subscriptions, ...options };
     this.gate = new ConnectionGate(context.config.limits);
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
-    this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences());
+    this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences(), this.scheduler, (traderId, flagged) => this.desk.flagged(traderId, flagged));
     this.feeds = new MarketDataHub(context.service.state, {
       intervalMs: context.config.marketDataIntervalMs,
       standingsIntervalMs: STANDINGS_INTERVAL_MS,
       publicStandings: context.config.publicStandings,
     });
-    this.handler = new MessageHandler(context, this.registry, this.feeds, this.options, this.gate);
+    if (wiring !== undefined) this.desk = wiring.desk;
+    else if (isServerContext(context)) this.desk = new LocalDesk(context);
+    else throw new Error('ws gateway: a context without the exchange\'s budgets needs a trading desk');
+    this.handler = new MessageHandler(context, this.registry, this.feeds, this.options, this.desk, this.gate, wiring?.readYourWrites);
+    // The service publishes book deltas and private events only while a gateway routes them.
+    context.service.attachFeeds();
     this.publications = context.service.publications$.subscribe((p) => this.publish(p));
     this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
     this.timer.unref();
-    http.on('upgrade', this.onUpgrade);
+    http?.on('upgrade', this.onUpgrade);
   }
 
   get connectionCount(): number {
@@ -71,23 +109,19 @@ export class WsGateway {
     };
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = (req.url ?? '').split('?', 1)[0];
-    if (path !== WS_PATH || this.closing !== null) {
-      const [status, text] = this.closing !== null ? ['503 Service Unavailable', 'service is shutting down'] : ['404 Not Found', 'no such route'];
-      const body = JSON.stringify({ error: text });
-      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      return;
-    }
+  /** Ends every l3 and trades subscription with resync_required (see ConnectionRegistry.dropLagging). */
+  dropLagging(): number {
+    return this.registry.dropLagging();
+  }
+
+  /** An HTTP upgrade request for this gateway: refused (path, shutdown, connection limits) or accepted. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (refusedPathOrShutdown(req, socket, this.closing !== null)) return;
     const address = req.socket.remoteAddress ?? 'unknown';
     const refusal = this.gate.refuseUpgrade(address);
     if (refusal !== null) {
       this.context.logger.info({ address, code: refusal.code }, 'ws upgrade refused');
-      const body = JSON.stringify({ error: refusal.message });
-      const status = refusal.status === 429 ? '429 Too Many Requests' : '503 Service Unavailable';
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nx-error-code: ${refusal.code}\r\nRetry-After: 1\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
+      refuseUpgrade(socket, refusal.status === 429 ? '429 Too Many Requests' : '503 Service Unavailable', refusal.message, `x-error-code: ${refusal.code}\r\nRetry-After: 1\r\n`);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, address));
@@ -107,7 +141,7 @@ export class WsGateway {
       this.feeds.remove(connection);
       // Its trader's last cancel_on_disconnect connection is gone (a close frame, a dropped socket, or a
       // peer the heartbeat found dead); a server shutting down cancels nothing.
-      if (last !== null && this.closing === null) this.cancelOnDisconnect(last);
+      if (last !== null && this.closing === null) this.desk.disconnected(last);
     });
     ws.on('error', (err) => this.context.logger.debug({ err, connection: connection.id }, 'ws connection error'));
     connection.send(this.heartbeat(connection));
@@ -160,15 +194,6 @@ export class WsGateway {
         this.registry.onEvent(p.event);
         break;
     }
-  }
-
-  private cancelOnDisconnect(traderId: string): void {
-    this.context.service
-      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect' }), undefined, undefined, traderId)
-      .then(
-        (event) => this.context.logger.info({ trader_id: traderId, seq: event.seq, canceled: event.type === 'OrdersCanceled' ? event.data.orders.length : 0 }, 'orders canceled on disconnect'),
-        (err: unknown) => this.context.logger.warn({ err, trader_id: traderId }, 'cancel on disconnect failed'),
-      );
   }
 
   private heartbeat(connection: Connection): string {

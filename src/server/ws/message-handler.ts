@@ -1,39 +1,33 @@
-// The protocol: what each client frame does. Order operations go through ExchangeService.execute, the
-// same admission path as REST, against the same per-trader budget (context.budgets); the ack is queued from the service's
-// reply hook, which runs before the command's publications go out, so it precedes the events it caused.
-import { DuplicateSubmission, ERRORS, isDomainError, rateLimitText, type ErrorCode } from '../../commands/errors.ts';
+// The protocol: what each client frame does. Order operations go to a trading desk (order-desk.ts):
+// on the matching thread it is ExchangeService.execute, the same admission path as REST, against the
+// same per-trader budget, with the ack queued from the service's reply hook before the events it
+// caused; in the fan-out child the desk forwards the op to the main process, whose answer comes back
+// ahead of the command's events in one ordered stream.
+import { ERRORS, rateLimitText } from '../../commands/errors.ts';
 import { AbuseMeter } from '../admission/abuse-meter.ts';
 import type { ConnectionGate } from '../admission/connection-gate.ts';
 import { TokenBucket } from '../admission/token-bucket.ts';
-import { submitCommand } from '../../commands/order-terms.ts';
-import type { Command } from '../../commands/types.ts';
-import type { ExchangeEvent } from '../../events/types.ts';
-import { cancelAllReply, duplicateReply, orderReply, submitReply } from '../../projections/order-replies.ts';
-import type { Stamp } from '../clock.ts';
 import { hashApiKey } from '../clock.ts';
-import type { ServerContext } from '../context.ts';
 import { feedUnsubscribedFrame } from '../feeds/feed-frames.ts';
 import { feedKey, type MarketDataHub } from '../feeds/market-data-hub.ts';
-import { parseClientMessage, type ClientMessage, type ClientMessageOf } from './client-messages.ts';
+import { parseClientMessage, type ClientMessage, type ClientMessageOf, type ParseResult } from './client-messages.ts';
 import type { Connection, Incoming, IncomingHandler } from './connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import {
   rateLimitRejectFrame,
-  withRateLimitRemaining,
   authenticatedFrame,
-  cancelAllAckFrame,
   errorFrame,
-  orderAckFrame,
   pongFrame,
   rejectFrame,
   snapshotFrame,
-  submitAckFrame,
   subscribedFrame,
   alreadySubscribedFrame,
   tradesSubscribedFrame,
   unsubscribedFrame,
   type TradingOp,
 } from './frames.ts';
+import { isTradingMessage, type TradeOutcome, type TradingDesk, type TradingMessage } from './order-desk.ts';
+import type { WsContext } from './ws-context.ts';
 
 export interface MessageHandlerLimits {
   readonly maxMessageBytes: number;
@@ -41,17 +35,32 @@ export interface MessageHandlerLimits {
   readonly broadcastBuffer: number;
 }
 
+/** What one trading op typically brings its own connection: ack, fills, order states, delta, trade. */
+const FRAMES_PER_OP = 8;
+/** Trading ops of one connection on their way to another process at once, at most. */
+const MAX_PIPELINED = 64;
+
+/**
+ * Resolves once this process has folded every event the exchange published before it was called (the
+ * fan-out child asks the main process); null when the state here is the exchange's own.
+ */
+export type ReadYourWrites = () => Promise<void> | null;
+
 export class MessageHandler implements IncomingHandler {
-  private readonly context: ServerContext;
+  private readonly context: WsContext;
   private readonly registry: ConnectionRegistry;
   private readonly limits: MessageHandlerLimits;
   private readonly abuse = new WeakMap<Connection, AbuseMeter>();
   private readonly snapshots = new WeakMap<Connection, TokenBucket>();
   private readonly gate: ConnectionGate | null;
   private readonly feeds: MarketDataHub;
+  private readonly desk: TradingDesk;
+  private readonly readYourWrites: ReadYourWrites;
 
-  constructor(context: ServerContext, registry: ConnectionRegistry, feeds: MarketDataHub, limits: MessageHandlerLimits, gate: ConnectionGate | null = null) {
+  constructor(context: WsContext, registry: ConnectionRegistry, feeds: MarketDataHub, limits: MessageHandlerLimits, desk: TradingDesk, gate: ConnectionGate | null = null, readYourWrites: ReadYourWrites = () => null) {
     this.feeds = feeds;
+    this.desk = desk;
+    this.readYourWrites = readYourWrites;
     this.context = context;
     this.gate = gate;
     this.registry = registry;
@@ -65,6 +74,16 @@ export class MessageHandler implements IncomingHandler {
   }
 
   handle(connection: Connection, incoming: Incoming): Promise<void> | undefined {
+    const parsed = incoming.kind === 'text' ? parseClientMessage(incoming.text) : null;
+    // A pipelining desk may still owe this connection answers: only another trading op goes on now;
+    // anything else is answered after them, so replies keep the order of the requests.
+    const busy = this.desk.pipeline?.busy(connection.id) ?? null;
+    if (busy !== null && !(parsed !== null && parsed.ok && isTradingMessage(parsed.message) && this.forwardable(connection))) return busy.then(() => this.respond(connection, incoming, parsed));
+    return this.respond(connection, incoming, parsed);
+  }
+
+  private respond(connection: Connection, incoming: Incoming, parsed: ParseResult | null): Promise<void> | undefined {
+    if (connection.isClosed) return undefined;
     switch (incoming.kind) {
       case 'binary':
         this.context.metrics.wsRefused('(unparsed)', 'invalid_message');
@@ -75,15 +94,20 @@ export class MessageHandler implements IncomingHandler {
         connection.send(errorFrame('invalid_message', `frame of ${incoming.bytes} bytes exceeds the limit of ${this.limits.maxMessageBytes} bytes`));
         return undefined;
       case 'text': {
-        const parsed = parseClientMessage(incoming.text);
-        if (!parsed.ok) {
-          this.context.metrics.wsRefused('(unparsed)', parsed.code);
-          connection.send(errorFrame(parsed.code, parsed.error, parsed.requestId));
+        const result = parsed ?? parseClientMessage(incoming.text);
+        if (!result.ok) {
+          this.context.metrics.wsRefused('(unparsed)', result.code);
+          connection.send(errorFrame(result.code, result.error, result.requestId));
           return undefined;
         }
+        const message = result.message;
         const started = performance.now();
-        const latency = this.context.metrics.wsOp(parsed.message.op);
-        const pending = this.dispatch(connection, parsed.message);
+        const latency = this.context.metrics.wsOp(message.op);
+        if (isTradingMessage(message) && this.forwardable(connection)) {
+          this.forward(connection, message, () => latency.observeSince(started));
+          return undefined;
+        }
+        const pending = this.dispatch(connection, message);
         if (pending === undefined) {
           latency.observeSince(started);
           return undefined;
@@ -93,44 +117,66 @@ export class MessageHandler implements IncomingHandler {
     }
   }
 
+  /**
+   * Whether the desk's pipeline takes the connection's next trading op now, without holding its next
+   * frame: the first always, more while the frames their answers will bring (about FRAMES_PER_OP each)
+   * fit below the depth at which Connection.drain stops reading, so a pipelining client neither loses
+   * its market data to lag nor counts as stalled.
+   */
+  private forwardable(connection: Connection): boolean {
+    const pipeline = this.desk.pipeline;
+    if (pipeline === undefined || connection.trader === null) return false;
+    const due = pipeline.due(connection.id);
+    if (due === null) return false;
+    return due === 0 || (due < MAX_PIPELINED && connection.queue.depth + (due + 1) * FRAMES_PER_OP <= Math.max(16, this.limits.broadcastBuffer >> 1));
+  }
+
+  private forward(connection: Connection, message: TradingMessage, observe: () => void): void {
+    const pipeline = this.desk.pipeline;
+    const trader = connection.trader;
+    if (pipeline === undefined || trader === null) return;
+    pipeline.send(message, trader, connection, (outcome) => {
+      observe();
+      return connection.isClosed ? undefined : this.settle(connection, message, outcome);
+    });
+  }
+
   private dispatch(connection: Connection, message: ClientMessage): Promise<void> | undefined {
     switch (message.op) {
       case 'authenticate':
-        this.authenticate(connection, message);
-        return undefined;
+        return this.afterWrites(connection, () => this.authenticate(connection, message));
       case 'subscribe':
-        this.subscribe(connection, message);
-        return undefined;
+        return this.afterWrites(connection, () => this.subscribe(connection, message));
       case 'unsubscribe':
         this.unsubscribe(connection, message);
         return undefined;
       case 'ping':
         connection.send(pongFrame(message.request_id ?? null));
         return undefined;
-      case 'submit_order': {
-        const state = this.context.service.state;
-        return this.trade(
-          connection,
-          'submit_order',
-          message.request_id,
-          (stamp, traderId) => submitCommand(message, traderId, stamp),
-          (event, requestId) => (event.type === 'OrderSubmitted' ? submitAckFrame(requestId, submitReply(state, event)) : null),
-        );
-      }
+      case 'submit_order':
       case 'cancel_order':
       case 'amend_order':
-        return this.changeOrder(connection, message);
-      case 'cancel_all': {
-        const state = this.context.service.state;
-        return this.trade(
-          connection,
-          'cancel_all',
-          message.request_id,
-          (stamp, traderId) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: message.market ?? null, reason: 'request' }),
-          (event, requestId) => (event.type === 'OrdersCanceled' ? cancelAllAckFrame(requestId, cancelAllReply(state, event).canceled) : null),
-        );
-      }
+      case 'cancel_all':
+        return this.trade(connection, message);
     }
+  }
+
+  /**
+   * Read-your-writes: a client that had a REST answer and then authenticates or subscribes here must be
+   * answered from a state that holds what that answer said (its trader, its order in the snapshot).
+   */
+  private afterWrites(connection: Connection, answer: () => void): Promise<void> | undefined {
+    const synced = this.readYourWrites();
+    if (synced === null) {
+      answer();
+      return undefined;
+    }
+    // A connection that closed meanwhile is out of the registry: answering would index it again.
+    return synced
+      .then(() => {
+        if (!connection.isClosed) answer();
+      })
+      .catch((err: unknown) => this.context.logger.error({ err, connection: connection.id }, 'ws: answering after a sync failed'));
   }
 
   private authenticate(connection: Connection, message: ClientMessageOf<'authenticate'>): void {
@@ -229,7 +275,7 @@ export class MessageHandler implements IncomingHandler {
     // An in-memory server starts its sequences again at every start, so a last_sequence from before a
     // restart may name deltas of another lineage: replay there only for a client that names this epoch.
     // A durable server's sequences continue, so a base client (no epoch) may resume from its sequence.
-    const sameLineage = message.epoch === undefined ? this.context.service.persistence.backend === 'postgres' : message.epoch === epoch;
+    const sameLineage = message.epoch === undefined ? this.context.config.storageBackend === 'postgres' : message.epoch === epoch;
     if (message.last_sequence !== undefined && sameLineage) {
       const replay = feed.deltasAfter(market, message.last_sequence);
       // A replay that would overflow the budget at once is worse than a snapshot: send the snapshot.
@@ -250,64 +296,20 @@ export class MessageHandler implements IncomingHandler {
     connection.send(snapshotFrame(snapshot, epoch));
   }
 
-  private changeOrder(connection: Connection, message: ClientMessageOf<'cancel_order'> | ClientMessageOf<'amend_order'>): Promise<void> | undefined {
-    const state = this.context.service.state;
-    // By order_id, or (extension) by the client order id the trader gave it.
-    const ref = message.client_order_id !== undefined ? { client_order_id: message.client_order_id } : { order_id: message.order_id ?? '' };
-    const ack = (event: ExchangeEvent, requestId: string | null): string | null =>
-      event.type === 'OrderCanceled' || event.type === 'OrderAmended' ? orderAckFrame(message.op, requestId, orderReply(state, event.data.order_id)) : null;
-    if (message.op === 'cancel_order') {
-      return this.trade(connection, 'cancel_order', message.request_id, (stamp, traderId) => ({ type: 'CancelOrder', time: stamp.time, trader_id: traderId, ...ref }), ack);
-    }
-    const remaining = message.remaining;
-    return this.trade(connection, 'amend_order', message.request_id, (stamp, traderId) => ({ type: 'AmendOrder', time: stamp.time, trader_id: traderId, remaining, ...ref }), ack);
-  }
-
-  private trade(
-    connection: Connection,
-    op: TradingOp,
-    rawRequestId: string | undefined,
-    build: (stamp: Stamp, traderId: string) => Command,
-    ackFrame: (event: ExchangeEvent, requestId: string | null) => string | null,
-  ): Promise<void> | undefined {
-    const requestId = rawRequestId ?? null;
+  private trade(connection: Connection, message: TradingMessage): Promise<void> | undefined {
     const trader = connection.trader;
     if (trader === null) {
-      this.context.metrics.wsRefused(op, 'unauthenticated');
-      connection.send(rejectFrame(op, requestId, 'unauthenticated', ERRORS.unauthenticated.message));
+      this.context.metrics.wsRefused(message.op, 'unauthenticated');
+      connection.send(rejectFrame(message.op, message.request_id ?? null, 'unauthenticated', ERRORS.unauthenticated.message));
       return undefined;
     }
-    // The trader's one budget, shared with its REST requests and its other connections.
-    const budget = this.context.budgets.take(trader.trader_id);
-    if (!budget.allowed) return this.overBudget(connection, op, requestId, budget.retryAfterMs);
-    const remaining = budget.remaining;
-    return this.context.service
-      .execute<string | null>(
-        (stamp) => build(stamp, trader.trader_id),
-        (event, frame) => {
-          if (frame !== null) connection.send(withRateLimitRemaining(frame, remaining));
-          else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
-        },
-        // Built right after the command is applied: with durable acks the ack waits for the commit, and
-        // by then later commands may have changed the state it shows.
-        (event) => ackFrame(event, requestId),
-        trader.trader_id,
-      )
-      .then(
-        () => undefined,
-        async (err: unknown) => {
-          if (err instanceof DuplicateSubmission) {
-            // A repeated client_order_id: acked with the first order, once that order is durable.
-            await this.context.service.whenDurable(err.orderId);
-            connection.send(withRateLimitRemaining(submitAckFrame(requestId, duplicateReply(this.context.service.state, err.orderId)), remaining));
-            return;
-          }
-          const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
-          if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
-          this.context.metrics.wsRefused(op, code);
-          connection.send(withRateLimitRemaining(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message), remaining));
-        },
-      );
+    const outcome = this.desk.trade(message, trader, connection);
+    if (!(outcome instanceof Promise)) return this.settle(connection, message, outcome);
+    return outcome.then((done) => this.settle(connection, message, done));
+  }
+
+  private settle(connection: Connection, message: TradingMessage, outcome: TradeOutcome): Promise<void> | undefined {
+    return outcome.kind === 'over_budget' && !connection.isClosed ? this.overBudget(connection, message.op, message.request_id ?? null, outcome.retryAfterMs) : undefined;
   }
 
   /**

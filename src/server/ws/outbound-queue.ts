@@ -71,8 +71,10 @@ export class OutboundQueue {
     return this.inFlight + this.items.length - this.head;
   }
 
+  // The socket holds nothing of ours once every write we handed it has called back, so its count
+  // (property reads through `ws` and the stream, on every broadcast) is asked only while one has not.
   private bytesHeld(): number {
-    return this.queuedBytes + this.ws.bufferedAmount;
+    return this.inFlight === 0 ? this.queuedBytes : this.queuedBytes + this.ws.bufferedAmount;
   }
 
   /** A broadcast frame (an l3 delta); false when the budget is used up and the frame was not queued. */
@@ -104,23 +106,29 @@ export class OutboundQueue {
     }
     if (this.head === this.items.length) return 0;
     const from = this.head;
-    this.socket.cork();
+    // What the socket may still take before it counts as backed up: its own backlog (asked once), then
+    // what this flush hands it. One item is one write and needs no cork.
+    let room = this.limits.socketHighWaterBytes - (this.inFlight === 0 ? 0 : this.ws.bufferedAmount);
+    const corked = this.items.length - this.head > 1;
+    if (corked) this.socket.cork();
     try {
-      while (this.head < this.items.length && this.ws.bufferedAmount < this.limits.socketHighWaterBytes) {
+      while (this.head < this.items.length && room > 0) {
         const frame = this.items[this.head] as Item;
-        if (frame instanceof Batchable) {
-          this.sendBatch();
-          continue;
+        const held = this.queuedBytes;
+        if (frame instanceof Batchable) this.sendBatch();
+        else if (frame instanceof WireFrame && frame.run !== null) this.sendRun(frame);
+        else {
+          this.items[this.head] = undefined;
+          this.head++;
+          this.queuedBytes -= frame.length;
+          this.inFlight++;
+          if (frame instanceof WireFrame) this.socket.write(frame.wire, this.written);
+          else this.ws.send(frame, TEXT, this.written);
         }
-        this.items[this.head] = undefined;
-        this.head++;
-        this.queuedBytes -= frame.length;
-        this.inFlight++;
-        if (frame instanceof WireFrame) this.socket.write(frame.wire, this.written);
-        else this.ws.send(frame, TEXT, this.written);
+        room -= held - this.queuedBytes;
       }
     } finally {
-      this.socket.uncork();
+      if (corked) this.socket.uncork();
     }
     const sent = this.head - from;
     if (this.head === this.items.length) {
@@ -154,6 +162,28 @@ export class OutboundQueue {
     parts.push(BATCH_CLOSE);
     this.inFlight += messages;
     this.ws.send(Buffer.concat(parts), TEXT, () => this.writtenMany(messages));
+  }
+
+  // The deltas of this turn's run of one market that sit one after another at the head, from `first`
+  // on, as one write: the run's shared bytes when they are all of it (delta-run.ts). Cut at the
+  // socket's high-water mark, like a batch.
+  private sendRun(first: WireFrame): void {
+    const run = first.run as NonNullable<WireFrame['run']>;
+    let count = 0;
+    let bytes = 0;
+    while (this.head < this.items.length) {
+      const item = this.items[this.head];
+      if (!(item instanceof WireFrame) || item.run !== run || item.runIndex !== first.runIndex + count) break;
+      if (count > 0 && bytes + item.length > this.limits.socketHighWaterBytes) break;
+      this.items[this.head] = undefined;
+      this.head++;
+      this.queuedBytes -= item.length;
+      bytes += item.length;
+      count++;
+    }
+    this.inFlight += count;
+    if (count === 1) this.socket.write(first.wire, this.written);
+    else this.socket.write(run.wire(first.runIndex, count), () => this.writtenMany(count));
   }
 
   /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */

@@ -4,6 +4,9 @@
 // format and the process metrics: counters sync their cells on scrape through the public collect hook,
 // and histograms hand prom-client their buckets through the metric's own get().
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { HistogramCell } from './histogram-cell.ts';
+
+export { HistogramCell } from './histogram-cell.ts';
 
 export class CounterCell {
   value = 0;
@@ -46,35 +49,6 @@ export class CellCounter {
     const cell = new CounterCell(labels);
     this.cells.push(cell);
     return cell;
-  }
-}
-
-export class HistogramCell {
-  /** Observations per bucket (not cumulative); the last slot is +Inf. */
-  readonly counts: Float64Array;
-  sum = 0;
-  count = 0;
-  readonly labels: Readonly<Record<string, string>>;
-  private readonly bounds: readonly number[];
-
-  constructor(bounds: readonly number[], labels: Readonly<Record<string, string>>) {
-    this.bounds = bounds;
-    this.labels = labels;
-    this.counts = new Float64Array(bounds.length + 1);
-  }
-
-  observe(value: number): void {
-    const bounds = this.bounds;
-    let i = 0;
-    while (i < bounds.length && value > (bounds[i] as number)) i++;
-    this.counts[i] = (this.counts[i] as number) + 1;
-    this.sum += value;
-    this.count++;
-  }
-
-  /** Milliseconds measured since `startedMs` (performance.now()), observed in seconds. */
-  observeSince(startedMs: number): void {
-    this.observe((performance.now() - startedMs) / 1000);
   }
 }
 

@@ -6,9 +6,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { PersistenceMode, PersistenceStatus } from '../../persistence/persistence.ts';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells.ts';
+import { LATENCY_BUCKETS } from './histogram-cell.ts';
 
-/** Latency buckets in seconds: the order path answers in well under a millisecond when idle. */
-const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
 const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const PERSISTENCE_MODES: readonly PersistenceMode[] = ['disabled', 'ok', 'retrying', 'backpressured', 'stopped'];
@@ -24,6 +23,15 @@ export interface WsFigures {
   readonly lagDrops: number;
 }
 
+/**
+ * The WebSocket series of a gateway in another process (the fan-out child), as increases since its
+ * previous report: latency per op (bucket counts, not cumulative; sum; count) and refusals per op and code.
+ */
+export interface WsSeriesIncrease {
+  readonly ops: readonly { readonly op: string; readonly counts: readonly number[]; readonly sum: number; readonly count: number }[];
+  readonly refusals: readonly { readonly op: string; readonly code: string; readonly n: number }[];
+}
+
 /** A cluster node's place and lag (src/server/replication/), read at scrape time. */
 export interface ReplicationFigures {
   readonly role: 'leader' | 'follower' | 'standby';
@@ -35,6 +43,8 @@ export interface ReplicationFigures {
 /** What the rest of the server reports at scrape time. */
 export interface ScrapeSources {
   ws(): WsFigures;
+  /** Brings ws() and the WebSocket series up to date before a scrape (asks the fan-out child). */
+  refresh?(): Promise<void>;
   persistence(): PersistenceStatus;
   headSeq(): number;
   /** null outside cluster mode (no ROLE): the replication series then have no samples. */
@@ -147,6 +157,12 @@ export class ExchangeMetrics {
     nested(this.wsRefusedBy, op, code, () => this.wsRefusals.cell({ op, code })).inc();
   }
 
+  /** Adds what a gateway in another process recorded since its last report. */
+  addWsSeries(increase: WsSeriesIncrease): void {
+    for (const o of increase.ops) this.wsOp(o.op).add(o.counts, o.sum, o.count);
+    for (const r of increase.refusals) nested(this.wsRefusedBy, r.op, r.code, () => this.wsRefusals.cell({ op: r.op, code: r.code })).value += r.n;
+  }
+
   /** One committed batch of the writer. */
   batchCommitted(events: number, ms: number): void {
     this.batchSize.observe(events);
@@ -155,6 +171,7 @@ export class ExchangeMetrics {
 
   /** The text exposition: this server's series, then the process's. */
   async text(): Promise<string> {
+    await this.sources?.refresh?.();
     const [own, process] = await Promise.all([this.registry.metrics(), processMetrics().metrics()]);
     return `${own}\n${process}`;
   }

@@ -1,0 +1,36 @@
+// The fan-out child's fold of the events the main process publishes: each one is applied by the
+// child's own ExchangeService (applyReplicated), which publishes what it changed to the child's
+// gateway exactly as the main process's service would have. Events arrive in seq order; one the
+// start snapshot already holds (applied in main, published after the snapshot was taken) is skipped,
+// and one that comes early is held until the gap before it is filled.
+import type { RecordedEvent } from '../../events/upcasters/upcast.ts';
+import type { ExchangeService } from '../service.ts';
+
+export class EventFollower {
+  private readonly service: ExchangeService;
+  private readonly early = new Map<number, RecordedEvent>();
+
+  constructor(service: ExchangeService) {
+    this.service = service;
+  }
+
+  /** Events held until the ones before them arrive. */
+  get waiting(): number {
+    return this.early.size;
+  }
+
+  /** Folds `event` in its turn; throws when the state cannot apply it (the child must then end). */
+  push(event: RecordedEvent): void {
+    const state = this.service.state;
+    if (event.seq <= state.seq) return;
+    if (event.seq > state.seq + 1) {
+      this.early.set(event.seq, event);
+      return;
+    }
+    this.service.applyReplicated(event);
+    for (let next = this.early.get(state.seq + 1); next !== undefined; next = this.early.get(state.seq + 1)) {
+      this.early.delete(next.seq);
+      this.service.applyReplicated(next);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// What every route runs first, before it reads anything of the request but its head: in cluster mode
+// the leader check of a route that changes state (503 not_leader before authentication), then the
+// caller's credentials, then, on trader routes, the trader's budget with its x-ratelimit-* headers. So
+// a refused request (503, 401, 429) never reads its body. Shared by the express mount and the fast path.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, rateLimitText } from '../../commands/errors.ts';
+import type { TraderView } from '../../projections/views.ts';
+import type { ServerContext } from '../context.ts';
+import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
+import type { AnyRoute } from './route.ts';
+
+export interface Caller {
+  /** The authenticated caller on trader routes, null elsewhere. */
+  readonly trader: TraderView | null;
+  readonly apiKey: string | null;
+}
+
+const NOBODY: Caller = Object.freeze({ trader: null, apiKey: null });
+
+export class CallerGate {
+  private readonly context: ServerContext;
+  private readonly traders: TraderAuthenticator;
+  private readonly admin: AdminGuard;
+  private readonly limitHeader: string;
+
+  constructor(context: ServerContext) {
+    const { config, logger } = context;
+    this.context = context;
+    this.traders = new TraderAuthenticator(context.service.state);
+    this.admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
+    this.limitHeader = String(config.perUserRequestsPerSecond);
+  }
+
+  /** Throws the refusal; otherwise the caller. */
+  check(route: AnyRoute, req: IncomingMessage, res: ServerResponse): Caller {
+    // Cluster mode: every route that changes state is the leader's alone (refused before anything else).
+    if (route.method !== 'get') {
+      const refused = this.context.service.refusal();
+      if (refused !== null) throw refused;
+    }
+    if (route.access === 'admin') {
+      this.admin.check(req);
+      return NOBODY;
+    }
+    if (route.access !== 'trader') return NOBODY;
+    const caller = this.traders.authenticate(req);
+    const traderId = caller.trader.trader_id;
+    if (route.rateLimited === true) {
+      const decision = this.context.budgets.take(traderId);
+      res.setHeader('x-ratelimit-limit', this.limitHeader);
+      res.setHeader('x-ratelimit-remaining', String(decision.remaining));
+      if (!decision.allowed) {
+        res.setHeader('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
+        throw new DomainError('rate_limited', rateLimitText(this.context.config.perUserRequestsPerSecond));
+      }
+    }
+    return caller;
+  }
+}
