@@ -4,7 +4,11 @@
 //
 //   npm run bench:replay                 (1,000,000 events)
 //   BENCH_EVENTS=200000 npm run bench:replay
-import { createWriteStream, mkdtempSync, rmSync, statSync, createReadStream } from 'node:fs';
+//
+// The parent generates the log and loads the database; a child process measures, holding only what it
+// measures.
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, createReadStream } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +26,7 @@ import { encodeEventRow, EVENT_COLUMNS } from '../src/server/persistence/postgre
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { rebuild } from '../replay/rebuild.ts';
 import { SessionGenerator } from '../replay/session-generator.ts';
+import { stateHash } from '../src/projections/state-hash.ts';
 
 const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
 const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +53,8 @@ async function main(): Promise<void> {
   const generator = new SessionGenerator({ seed: 9, commands: EVENTS * 4, maxEvents: EVENTS, traders: 40, markets: ['BTC-USD', 'ETH-USD', 'SOL-USD', 'ADA-USD', 'XRP-USD'] }, new Exchange({ log }));
   generator.generate();
   const rows = log.rows.slice(0, EVENTS);
-  const expectedHash = (await import('../src/projections/state-hash.ts')).stateHash(generator.exchange.state);
+  // The live state's hash holds only when the file has every event the generator made.
+  const expectedHash = rows.length === log.rows.length ? (await import('../src/projections/state-hash.ts')).stateHash(generator.exchange.state) : '-';
   console.log(`generated ${rows.length.toLocaleString('en-US')} events`);
 
   const dir = mkdtempSync(join(tmpdir(), 'replay-bench-'));
@@ -66,52 +72,18 @@ async function main(): Promise<void> {
   await once(out, 'finish');
   console.log(`NDJSON: ${(statSync(file).size / 1e6).toFixed(0)} MB`);
 
-  // Reference: read and JSON.parse every line, nothing else.
-  let t = performance.now();
-  let parsed = 0;
-  for await (const line of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    if (line !== '') {
-      JSON.parse(line);
-      parsed++;
-    }
-  }
-  const refMs = performance.now() - t;
-
-  t = performance.now();
-  const fromFile = await rebuild({ file, quiet: true });
-  const fileMs = performance.now() - t;
-  const sameHash = rows.length === log.rows.length ? (await import('../src/projections/state-hash.ts')).stateHash(fromFile.exchange.state) === expectedHash : null;
-  console.log(`from NDJSON:     ${rate(fromFile.exchange.seq, fileMs)} (read+parse reference ${rate(parsed, refMs)}, replay/reference ${(refMs / fileMs).toFixed(2)})${sameHash === null ? '' : `, state hash ${sameHash ? 'equals' : 'DIFFERS from'} the live run's`}`);
-  rmSync(dir, { recursive: true, force: true });
-
-  // The floor of any replay on this machine: the main thread's own part alone (JSON.parse and fold of
-  // each event already in memory, no reading, no hashing, no validation). The pipeline moves the rest
-  // to worker threads, so replay/floor is how close it comes.
-  {
-    const texts = rows.map(({ event }) => canonicalJson(event));
-    const floorExchange = new Exchange({ deltaRing: 0 });
-    t = performance.now();
-    for (const text of texts) floorExchange.fold(JSON.parse(text) as ExchangeEvent);
-    const floorMs = performance.now() - t;
-    console.log(`main-thread floor (JSON.parse + fold only, in memory): ${rate(texts.length, floorMs)} (NDJSON replay/floor ${(floorMs / fileMs).toFixed(2)})`);
-  }
-
-  // PostgreSQL: load the same rows into a fresh database, then replay from it.
+  // PostgreSQL: the same rows in a fresh database.
   const admin = new pg.Client({ connectionString: BASE_URL });
+  let database = '-';
+  const name = `replay_bench_${process.pid}`;
   try {
     await admin.connect();
-  } catch (err) {
-    console.log(`from PostgreSQL: skipped (${err instanceof Error ? err.message : String(err)})`);
-    return;
-  }
-  const name = `replay_bench_${process.pid}`;
-  await admin.query(`drop database if exists ${name}`);
-  await admin.query(`create database ${name}`);
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  try {
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    const { readFileSync, readdirSync } = await import('node:fs');
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`create database ${name}`);
+    const url = new URL(BASE_URL);
+    url.pathname = `/${name}`;
+    database = url.toString();
+    const pool = new pg.Pool({ connectionString: database, max: 2 });
     const migrations = new URL('../migrations/', import.meta.url).pathname;
     for (const f of readdirSync(migrations).filter((x) => x.endsWith('.sql')).sort()) await pool.query(readFileSync(join(migrations, f), 'utf8'));
     const client = await pool.connect();
@@ -128,19 +100,71 @@ async function main(): Promise<void> {
       yield buf;
     })()), copy);
     client.release();
-    t = performance.now();
-    let streamed = 0;
-    for await (const _row of streamStoredEvents(pool, 0)) streamed++;
-    const pgRefMs = performance.now() - t;
     await pool.end();
-    t = performance.now();
-    const fromPg = await rebuild({ database: url.toString(), quiet: true });
-    const pgMs = performance.now() - t;
-    console.log(`from PostgreSQL: ${rate(fromPg.exchange.seq, pgMs)} (COPY TO STDOUT + decode reference ${rate(streamed, pgRefMs)}, replay/reference ${(pgRefMs / pgMs).toFixed(2)})`);
+  } catch (err) {
+    console.log(`from PostgreSQL: skipped (${err instanceof Error ? err.message : String(err)})`);
+  }
+  try {
+    // The measurements run in a process of their own that holds nothing but what it measures: the
+    // generator's million events kept in this heap would make every collection there slower.
+    const child = spawnSync(process.execPath, ['--max-old-space-size=8192', new URL(import.meta.url).pathname, '--measure', file, database, expectedHash], { stdio: 'inherit', env: process.env });
+    if (child.status !== 0) process.exitCode = child.status ?? 1;
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    rmSync(dir, { recursive: true, force: true });
+    if (database !== '-') await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end().catch(() => {});
   }
 }
 
-await main();
+/** The measurements, in a fresh process: references and replays from the file and the database. */
+async function measure(file: string, database: string, expectedHash: string): Promise<void> {
+  // Reference: read and JSON.parse every line, nothing else.
+  let t = performance.now();
+  let parsed = 0;
+  for await (const line of createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    if (line !== '') {
+      JSON.parse(line);
+      parsed++;
+    }
+  }
+  const refMs = performance.now() - t;
+
+  t = performance.now();
+  const fromFile = await rebuild({ file, quiet: true });
+  const fileMs = performance.now() - t;
+  const sameHash = expectedHash === '-' ? null : stateHash(fromFile.exchange.state) === expectedHash;
+  console.log(`from NDJSON:     ${rate(fromFile.exchange.seq, fileMs)} (read+parse reference ${rate(parsed, refMs)}, replay/reference ${(refMs / fileMs).toFixed(2)})${sameHash === null ? '' : `, state hash ${sameHash ? 'equals' : 'DIFFERS from'} the live run's`}`);
+
+  // The floor of any replay on this machine: the main thread's own part alone (JSON.parse and fold of
+  // each event already in memory, no reading, no hashing, no validation). The pipeline moves the rest
+  // to worker threads, so replay/floor is how close it comes.
+  {
+    const texts: string[] = [];
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (line === '') continue;
+      const { hash: _hash, ...event } = JSON.parse(line) as ExchangeEvent & { hash: string };
+      texts.push(canonicalJson(event));
+    }
+    const floorExchange = new Exchange({ deltaRing: 0 });
+    t = performance.now();
+    for (const text of texts) floorExchange.fold(JSON.parse(text) as ExchangeEvent);
+    const floorMs = performance.now() - t;
+    console.log(`main-thread floor (JSON.parse + fold only, in memory): ${rate(texts.length, floorMs)} (NDJSON replay/floor ${(floorMs / fileMs).toFixed(2)})`);
+  }
+
+  if (database === '-') return;
+  const pool = new pg.Pool({ connectionString: database, max: 2 });
+  t = performance.now();
+  let streamed = 0;
+  for await (const _row of streamStoredEvents(pool, 0)) streamed++;
+  const pgRefMs = performance.now() - t;
+  await pool.end();
+  t = performance.now();
+  const fromPg = await rebuild({ database, quiet: true });
+  const pgMs = performance.now() - t;
+  console.log(`from PostgreSQL: ${rate(fromPg.exchange.seq, pgMs)} (COPY TO STDOUT + decode reference ${rate(streamed, pgRefMs)}, replay/reference ${(pgRefMs / pgMs).toFixed(2)})`);
+}
+
+const at = process.argv.indexOf('--measure');
+if (at >= 0) await measure(process.argv[at + 1] as string, process.argv[at + 2] as string, process.argv[at + 3] as string);
+else await main();
