@@ -2,8 +2,8 @@
 // point: the pipeline of every replay command, and of the replay benchmark.
 //
 // The stages overlap (src/server/persistence/pipeline/): the source is read in chunks of whole lines,
-// worker threads check every chain link and validate every event's shape (a replayed log is not
-// trusted), and this thread parses each chunk in one JSON.parse and folds it in seq order. A chunk
+// worker threads check every chain link, and this thread parses each chunk in one JSON.parse, checks
+// every event's shape (a replayed log is not trusted) and folds it in seq order. A chunk
 // with anything wrong in it is re-read record by record by the sequential verifier, which names the
 // first fault as it always has.
 import { Exchange } from '../src/commands/exchange.ts';
@@ -11,7 +11,7 @@ import { GENESIS_HASH } from '../src/events/hash.ts';
 import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
 import { decodeEventRow } from '../src/server/persistence/postgres/copy-text.ts';
 import { copyRows } from '../src/server/persistence/postgres/event-stream.ts';
-import { processedChunks } from '../src/server/persistence/pipeline/chunk-pipeline.ts';
+import { checkedEvents, processedChunks } from '../src/server/persistence/pipeline/chunk-pipeline.ts';
 import type { ChunkFormat } from '../src/server/persistence/pipeline/chunk-work.ts';
 import { rerun } from './audit.ts';
 import { ndjsonBytes, postgresBytes, readNdjson, readPostgres, recordOf, type RawRecord } from './log-source.ts';
@@ -90,8 +90,8 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   reading: for await (const chunk of chunks) {
     const firstLine = line;
     line += chunk.lines;
-    if (chunk.ok) {
-      const events = JSON.parse(chunk.events) as RecordedEvent[];
+    const events = chunk.ok ? checkedEvents(chunk, true) : null;
+    if (events !== null) {
       if (verifier.acceptVerified(events, chunk.prevHash, chunk.lastHash)) {
         for (const event of events) {
           if (!apply(event)) {

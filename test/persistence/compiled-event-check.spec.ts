@@ -1,4 +1,4 @@
-// The pipeline workers' compiled shape check (src/server/persistence/pipeline/compiled-event-check.ts)
+// The replay pipeline's compiled shape check (src/server/persistence/pipeline/compiled-event-check.ts)
 // must accept exactly what zod's parseEvent accepts: accepting more would let a malformed event of an
 // untrusted log through the fast path. Checked over every event of the recorded logs (both schema
 // versions, every event type they hold) and of a generated session, and over random mutations of them
@@ -56,18 +56,16 @@ function mutate(value: Json, path: (string | number)[], how: 'delete' | 'add' | 
   return copy;
 }
 
-describe('compiled event check (pipeline workers)', function () {
+describe('compiled event check (replay pipeline)', function () {
   this.timeout(60_000);
-  const plain = compileEventCheck(false);
-  const withHash = compileEventCheck(true);
+  const check = compileEventCheck();
   const agree = (value: Json): void => {
-    const expected = parseEvent(value).ok;
-    expect(plain(value), JSON.stringify(value)).to.equal(expected);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      expect(withHash({ ...value, hash: 'a'.repeat(64) }), JSON.stringify(value)).to.equal(expected);
-      // The hash member is the only extra allowed, and only as a string.
-      expect(withHash({ ...value, hash: 7 })).to.equal(false);
-    }
+    const accepted = parseEvent(value).ok;
+    // Lengths are counted in UTF-16 units, zod's in code points: where a string has astral characters,
+    // the compiled check may only be the stricter (the sequential re-read with zod then decides).
+    if (/[\uD800-\uDFFF]/.test(JSON.stringify(value))) {
+      if (check(value)) expect(accepted, JSON.stringify(value)).to.equal(true);
+    } else expect(check(value), JSON.stringify(value)).to.equal(accepted);
   };
 
   it('accepts every event of the recorded logs, of both schema versions', () => {

@@ -1,18 +1,23 @@
-// Reads a log's bytes, cuts them into chunks of whole lines and has worker threads frame, hash-check
-// and (for an untrusted source) validate them, several chunks at once, while the caller parses and
-// folds the chunks already done, strictly in order. The stages overlap: reading (the source's I/O),
-// hashing and validating (the workers), parsing and folding (the main thread).
+// Reads a log's bytes, cuts them into chunks of whole lines and has worker threads frame and hash-check
+// them, several chunks at once, while the caller parses, checks the shape of (for an untrusted source:
+// checkedEvents) and folds the chunks already done, strictly in order. The stages overlap: reading (the
+// source's I/O), hashing (the workers), parsing, checking and folding (the main thread). The shape
+// check is the caller's because it needs the parsed events, which only the caller has: in a worker it
+// would cost a second parse of every COPY row, and on two cores the workers are the busier side.
 //
 // A short log (one chunk) is processed on the calling thread: starting workers would cost more than
 // they save.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
 import { processChunk, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
+import { compiledEventCheck } from './compiled-event-check.ts';
 
 export interface PipelineOptions {
   readonly format: ChunkFormat;
   /** The hash the first line chains from (the genesis, or a snapshot's link). */
   readonly startHash: string;
+  /** Check each event's shape (an untrusted source): the chunk of a one-chunk log comes back validated; other chunks the caller checks with checkedEvents. */
   readonly validate: boolean;
   /** Worker threads (default: one per core but one, at least one, at most four). */
   readonly workers?: number;
@@ -93,7 +98,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
   let first = true;
 
   const request = (bytes: Uint8Array, ctx: Uint8Array | null): ChunkRequest => {
-    const r: ChunkRequest = { id: id++, format: options.format, bytes, prev: first ? options.startHash : null, context: first ? null : ctx, validate: options.validate };
+    const r: ChunkRequest = { id: id++, format: options.format, bytes, prev: first ? options.startHash : null, context: first ? null : ctx, validate: false };
     first = false;
     return r;
   };
@@ -135,11 +140,25 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
         while (inFlight.length >= maxInFlight) yield await (inFlight.shift() as Promise<ChunkResult>);
       }
     }
-    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r)) : pool.submit(r));
+    // Without a pool the log is one chunk, processed here, shape included (cheaper than compiling the check).
+    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk({ ...r, validate: options.validate })) : pool.submit(r));
     while (inFlight.length > 0) yield await (inFlight.shift() as Promise<ChunkResult>);
   } finally {
     // Results nobody will read must not reject unhandled.
     for (const p of inFlight) p.catch(() => {});
     await pool?.close();
   }
+}
+
+/**
+ * A chunk's events, parsed, when its every event is well formed: the shape check unless the chunk
+ * comes back validated already or the source is trusted (`validate` false). Null when any event
+ * fails: the caller then re-reads the chunk record by record, which names the fault.
+ */
+export function checkedEvents(chunk: ChunkResult, validate: boolean): RecordedEvent[] | null {
+  const events = JSON.parse(chunk.events) as RecordedEvent[];
+  if (!validate || chunk.validated) return events;
+  const check = compiledEventCheck();
+  for (let i = 0; i < events.length; i++) if (!check(events[i])) return null;
+  return events;
 }

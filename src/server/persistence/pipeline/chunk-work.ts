@@ -1,6 +1,7 @@
 // The work a pipeline worker does on one chunk of a log (a run of whole lines): frame the lines, check
-// every chain link, validate the events' shape when the source is not trusted, and hand back the
-// events as one JSON array text, which the main thread parses in a single JSON.parse and folds.
+// every chain link, and hand back the events as one JSON array text, which the main thread parses in a
+// single JSON.parse, checks the shape of when the source is not trusted (checkedEvents in
+// chunk-pipeline.ts) and folds. A log of one chunk is processed on the calling thread, shape included.
 //
 // Every link is checked against the stored hash of the line before it (H(stored previous ‖ text) must
 // equal the stored hash), so chunks are verified independently, in parallel; the main thread then
@@ -35,6 +36,8 @@ export interface ChunkResult {
   /** Lines in the chunk, blank ones included (for NDJSON line numbers). */
   readonly lines: number;
   readonly ok: boolean;
+  /** Whether each event's shape was checked here (otherwise the caller checks the parsed events). */
+  readonly validated: boolean;
   /** The events as a JSON array text, in order. */
   readonly events: string;
   readonly count: number;
@@ -53,7 +56,7 @@ function hashOfCopyLine(line: string): string | null {
 
 /**
  * The stored hash of an NDJSON line, and the text it covers (the line without its hash member). The
- * value keeps its `hash` member: a shape check allows it there (see compiled-event-check.ts).
+ * value keeps its `hash` member (zodCheck leaves it out).
  */
 function splitNdjson(line: string): { hash: string; text: string; value: object } | null {
   let value: unknown;
@@ -85,12 +88,6 @@ function zodCheck(value: unknown, withHash: boolean): boolean {
   return parseEvent(value).ok;
 }
 
-/** The shape checks a worker brings (compiled ones); without them, parseEvent decides. */
-export interface ChunkChecks {
-  readonly plain: (value: unknown) => boolean;
-  readonly withHash: (value: unknown) => boolean;
-}
-
 function contextHash(format: ChunkFormat, context: Uint8Array): string | null {
   let line = decoder.decode(context);
   if (line.endsWith('\n')) line = line.slice(0, -1);
@@ -98,13 +95,11 @@ function contextHash(format: ChunkFormat, context: Uint8Array): string | null {
   return splitNdjson(line)?.hash ?? null;
 }
 
-export function processChunk(request: ChunkRequest, checks?: ChunkChecks): ChunkResult {
-  const checkPlain = checks?.plain ?? ((value: unknown) => zodCheck(value, false));
-  const checkWithHash = checks?.withHash ?? ((value: unknown) => zodCheck(value, true));
+export function processChunk(request: ChunkRequest): ChunkResult {
   const text = decoder.decode(request.bytes);
   let lines = 0;
   const failed = (): ChunkResult => {
-    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, events: '', count: 0, prevHash: '', lastHash: '' };
+    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, validated: false, events: '', count: 0, prevHash: '', lastHash: '' };
   };
   const prevHash = request.prev ?? (request.context === null ? null : contextHash(request.format, request.context));
   if (prevHash === null) return failed();
@@ -132,13 +127,13 @@ export function processChunk(request: ChunkRequest, checks?: ChunkChecks): Chunk
         } catch {
           return failed();
         }
-        if (!checkPlain(value)) return failed();
+        if (!zodCheck(value, false)) return failed();
       }
     } else {
       if (line.trim() === '') continue;
       const split = splitNdjson(line);
       if (split === null) return failed();
-      if (request.validate && !checkWithHash(split.value)) return failed();
+      if (request.validate && !zodCheck(split.value, true)) return failed();
       hash = split.hash;
       body = split.text;
     }
@@ -146,7 +141,7 @@ export function processChunk(request: ChunkRequest, checks?: ChunkChecks): Chunk
     texts.push(body);
     prev = hash;
   }
-  return { id: request.id, bytes: request.bytes, lines, ok: true, events: `[${texts.join(',')}]`, count: texts.length, prevHash, lastHash: prev };
+  return { id: request.id, bytes: request.bytes, lines, ok: true, validated: request.validate, events: `[${texts.join(',')}]`, count: texts.length, prevHash, lastHash: prev };
 }
 
 function countLines(text: string): number {
