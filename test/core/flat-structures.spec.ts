@@ -219,6 +219,8 @@ describe('core: flat structures against reference models', function () {
         }
         for (const [i, v] of model) expect(column.get(i)).to.equal(v);
         column.clear();
+        // Everything written before is blank again, in every chunk.
+        for (const i of model.keys()) expect(column.get(i)).to.equal('');
         column.set(0, 'x');
         expect(column.get(0)).to.equal('x');
       }),
