@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     console.log(`\n1. write path`);
     console.log(`   one INSERT per event (autocommit), ${fmt(NAIVE_EVENTS)} events: ${fmt(naive)} events/s`);
     let logUrl = '';
-    for (const batch of [128, 1024]) {
+    for (const batch of (process.env["BENCH_PG_BATCHES"] ?? "128,1024").split(",").map(Number)) {
       const url = await createDatabase(`bench_pg_writer_${batch}`);
       urls.push(url);
       const rate = await writerThroughput(url, events, batch);
