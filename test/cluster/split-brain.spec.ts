@@ -79,6 +79,10 @@ describe('cluster: split brain', function () {
       };
       const workers = [0, 1, 2, 3].map(worker);
       await until('orders admitted', () => answers.filter((a) => a.status === 201).length > 100);
+      // The trader must be in the database before the cut: with write-behind acks a fast leader can
+      // acknowledge a hundred orders before its first batch (which provisions the trader) commits, and
+      // the new leader would then rightly refuse the key (401) below.
+      await until('the trader committed', async () => (await storedLog(url)).some((r) => r.event.type === 'TraderProvisioned'));
 
       proxy.cut();
       const cutAt = performance.now();
