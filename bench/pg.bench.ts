@@ -168,7 +168,7 @@ async function main(): Promise<void> {
       const url = await createDatabase(`bench_pg_writer_${batch}`);
       urls.push(url);
       const rate = await writerThroughput(url, events, batch);
-      console.log(`   batch writer, COPY, POSTGRES_WRITE_BATCH_SIZE=${batch}, ${fmt(events.length)} events: ${fmt(rate)} events/s (${(rate / naive).toFixed(1)}x one INSERT per event)`);
+      console.log(`   batch writer, COPY, POSTGRES_WRITE_BATCH_SIZE=${batch}${batch === 1024 ? ' (the default)' : ''}, ${fmt(events.length)} events: ${fmt(rate)} events/s (${(rate / naive).toFixed(1)}x one INSERT per event)`);
       logUrl = url;
     }
 

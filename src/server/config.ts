@@ -215,7 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL,
     wsBroadcastBuffer: integer(env, 'WS_BROADCAST_BUFFER', 1024, 1),
     perUserRequestsPerSecond: integer(env, 'PER_USER_REQUESTS_PER_SECOND', 100, 1),
-    postgresWriteBatchSize: integer(env, 'POSTGRES_WRITE_BATCH_SIZE', 128, 1),
+    postgresWriteBatchSize: integer(env, 'POSTGRES_WRITE_BATCH_SIZE', 1024, 1),
     postgresWriteFlushIntervalMs: integer(env, 'POSTGRES_WRITE_FLUSH_INTERVAL_MS', 25, 0),
     postgresWriteQueueCapacity: integer(env, 'POSTGRES_WRITE_QUEUE_CAPACITY', 4096, 1),
     postgresWriteRetryBackoffMs: integer(env, 'POSTGRES_WRITE_RETRY_BACKOFF_MS', 250, 0),

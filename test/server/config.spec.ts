@@ -11,7 +11,7 @@ describe('server: configuration from the environment', () => {
       storageBackend: 'in_memory',
       wsBroadcastBuffer: 1024,
       perUserRequestsPerSecond: 100,
-      postgresWriteBatchSize: 128,
+      postgresWriteBatchSize: 1024,
       postgresWriteFlushIntervalMs: 25,
       postgresWriteQueueCapacity: 4096,
       postgresWriteRetryBackoffMs: 250,
