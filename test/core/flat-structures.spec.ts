@@ -13,6 +13,9 @@ import type { L3Delta, L3Event } from '../../src/projections/market-data.ts';
 import { BookSide } from '../../src/projections/order-book.ts';
 import { IdIndex, idHash } from '../../src/projections/orders/id-index.ts';
 import { Interner } from '../../src/projections/orders/interner.ts';
+import { Exchange } from '../../src/commands/exchange.ts';
+import { parseEvent } from '../../src/events/event-schema.ts';
+import type { RecordedEvent } from '../../src/events/upcasters/upcast.ts';
 import { LevelStore } from '../../src/projections/orders/level-store.ts';
 import { NONE, OrderStore, sideBit } from '../../src/projections/orders/order-store.ts';
 import { actionArb, Simulation } from './simulation.ts';
@@ -226,5 +229,47 @@ describe('core: flat structures against reference models', function () {
       }),
       { numRuns: 50, seed: 19 },
     );
+  });
+  it('an interner numbers names in first-seen order as a Map would, the empty name included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.constantFrom('', 'a', 'b', 'BTC-USD', ' ')), { maxLength: 60 }), (ops) => {
+        const names = new Interner();
+        const model = new Map<string, number>();
+        for (const [intern, name] of ops) {
+          if (intern) {
+            if (!model.has(name)) model.set(name, model.size);
+            expect(names.intern(name), `intern(${JSON.stringify(name)})`).to.equal(model.get(name));
+          } else expect(names.indexOf(name), `indexOf(${JSON.stringify(name)})`).to.equal(model.get(name) ?? -1);
+        }
+        expect(names.size).to.equal(model.size);
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+  });
+
+  it('folds a well-formed log whose market id is empty (the schema allows it) into a consistent state', () => {
+    // Found in review: the interner's "last name" started as '', so '' was never interned and the
+    // market's state went to index -1 without an error.
+    const at = (n: number): string => `2026-01-01T00:00:00.${String(n).padStart(6, '0')}Z`;
+    const market = { market_id: '', display_name: 'x', base_asset: '', quote_asset: '', tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true };
+    const log = [
+      { seq: 1, time: at(1), type: 'TraderProvisioned', data: { trader_id: 't1', username: 'a', api_key_hash: 'h1' } },
+      { seq: 2, time: at(2), type: 'TraderProvisioned', data: { trader_id: 't2', username: 'b', api_key_hash: 'h2' } },
+      { seq: 3, time: at(3), type: 'MarketUpserted', data: { market } },
+      { seq: 4, time: at(4), type: 'OrderSubmitted', data: { order: { id: 'o1', trader_id: 't1', market: '', side: 'BUY', price: 100, quantity: 5 }, fills: [], remaining: 5 } },
+      {
+        seq: 5,
+        time: at(5),
+        type: 'OrderSubmitted',
+        data: { order: { id: 'o2', trader_id: 't2', market: '', side: 'SELL', price: 100, quantity: 2 }, fills: [{ fill_id: 'f1', maker_order_id: 'o1', maker_trader_id: 't1', price: 100, quantity: 2, maker_remaining: 3 }], remaining: 0 },
+      },
+    ];
+    const exchange = new Exchange();
+    for (const e of log) {
+      expect(parseEvent(e).ok, `seq ${e.seq} is well formed`).to.equal(true);
+      exchange.fold(e as unknown as RecordedEvent);
+    }
+    expect(exchange.state.books.exposure('t1', '')).to.deep.equal({ buy: 3, sell: 0 });
+    expect(() => exchange.state.checkConsistency()).to.not.throw();
   });
 });

@@ -5,8 +5,9 @@ export class Interner {
   private readonly indexes = new Map<string, number>();
   private readonly names: string[] = [];
   // The last name found: decide looks a command's trader and market up, then applying its event does
-  // again, with the same strings.
-  private lastName = '';
+  // again, with the same strings. Null before the first: no name, the empty one included, may match it
+  // (a log from outside can name the market '', which the schema allows).
+  private lastName: string | null = null;
   private lastIndex = -1;
 
   get size(): number {
