@@ -2,18 +2,46 @@
 // the same text whatever order its keys were built or stored in (PostgreSQL's jsonb reorders keys), so
 // hashes over it are stable across a round trip through the database.
 //
-// It runs once per event on every hash, so it is written for speed: keys that already come sorted (as
-// most objects built by this code do) are not sorted again, and quoted keys are cached.
+// It runs once per event on every hash (the PostgreSQL writer encodes every event with it), so it is
+// written for speed: the objects of an event log come in a few dozen shapes, so the member order of each
+// shape (its keys as Object.keys lists them) is worked out once, with the keys already quoted, and found
+// again by comparing the key lists (interned strings: a pointer compare each). Sorting every object's
+// keys on every call was most of the time.
 
-const quotedKeys = new Map<string, string>();
+/** One object shape: its keys as listed, and the order and quoted form to write them in. */
+interface Shape {
+  readonly keys: readonly string[];
+  /** Indexes into `keys`, in sorted key order. */
+  readonly order: readonly number[];
+  /** `"key":` for each index of `keys`. */
+  readonly prefixes: readonly string[];
+}
 
-function quoteKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
+// Shapes by their first key; a handful each. Bounded, so objects with ever-new keys cannot grow it.
+const shapes = new Map<string, Shape[]>();
+let shapeCount = 0;
+const MAX_SHAPES = 4096;
+
+function shapeOf(keys: string[]): Shape {
+  const first = keys[0] as string;
+  const known = shapes.get(first);
+  if (known !== undefined) {
+    outer: for (const shape of known) {
+      const k = shape.keys;
+      if (k.length !== keys.length) continue;
+      for (let i = 1; i < keys.length; i++) if (k[i] !== keys[i]) continue outer;
+      return shape;
+    }
   }
-  return quoted;
+  const order = keys.map((_, i) => i).sort((x, y) => ((keys[x] as string) < (keys[y] as string) ? -1 : 1));
+  const shape: Shape = { keys, order, prefixes: keys.map((key) => JSON.stringify(key) + ':') };
+  // Large records (a snapshot's maps keyed by id) are one-offs: not kept.
+  if (shapeCount < MAX_SHAPES && keys.length <= 64) {
+    shapeCount++;
+    if (known === undefined) shapes.set(first, [shape]);
+    else known.push(shape);
+  }
+  return shape;
 }
 
 export function canonicalJson(value: unknown): string {
@@ -37,21 +65,17 @@ export function canonicalJson(value: unknown): string {
         return out + ']';
       }
       const record = value as Record<string, unknown>;
-      let keys = Object.keys(record);
-      for (let i = 1; i < keys.length; i++) {
-        if ((keys[i - 1] as string) > (keys[i] as string)) {
-          keys = keys.sort();
-          break;
-        }
-      }
+      const keys = Object.keys(record);
+      if (keys.length === 0) return '{}';
+      const shape = shapeOf(keys);
       let out = '{';
       let first = true;
-      for (const key of keys) {
-        const member = record[key];
+      for (const i of shape.order) {
+        const member = record[keys[i] as string];
         if (member === undefined) continue;
         if (!first) out += ',';
         first = false;
-        out += quoteKey(key) + ':' + canonicalJson(member);
+        out += (shape.prefixes[i] as string) + canonicalJson(member);
       }
       return out + '}';
     }
