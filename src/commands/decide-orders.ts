@@ -19,9 +19,8 @@ type Submit = CommandOf<'SubmitOrder'>;
  */
 function checkClientOrderId(state: ExchangeState, c: Submit): Refusal | null {
   if (c.client_order_id === null) return null;
-  const slot = state.books.clientSlot(c.trader_id, c.client_order_id);
-  if (slot === NONE) return null;
-  const first = state.books.orders.record(slot);
+  const first = state.books.byClientId(c.trader_id, c.client_order_id);
+  if (first === undefined) return null;
   const t = first.terms;
   const samePrice = c.order_type === 'MARKET' ? c.price === null : c.price === first.price;
   if (
@@ -79,13 +78,14 @@ export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody | 
     if (c.price > MAX_MARK_PRICE) return refuse('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
   }
 
-  const best = state.books.bookAt(m)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY').bestPrice ?? null;
+  const opposite = state.books.bookAt(m)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
+  const best = opposite?.bestPrice ?? null;
   const crosses = best !== null && (c.price === null || (c.side === 'BUY' ? best <= c.price : best >= c.price));
   // Post-only is judged first, against every resting order (the trader's own included).
   if (c.time_in_force === 'POST_ONLY' && crosses) return refuse('post_only_would_take');
   if (isMarket && best === null) return refuse('no_liquidity');
 
-  const outcome = crosses ? match(state, c) : NO_MATCH;
+  const outcome = crosses && opposite !== undefined ? match(state, c, opposite) : NO_MATCH;
   let filled = 0;
   for (const f of outcome.fills) filled += f.quantity;
   const left = c.quantity - filled;
@@ -134,18 +134,11 @@ function withinLimit(c: Submit, price: number): boolean {
   return c.price === null || (c.side === 'BUY' ? price <= c.price : price >= c.price);
 }
 
-/** The opposite side of the book the order meets, or undefined for a market without a book yet. */
-function oppositeOf(state: ExchangeState, c: Submit): BookSide | undefined {
-  return state.books.bookAt(state.marketNames.indexOf(c.market))?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
-}
-
 /**
  * The quantity a FOK order could trade at once: self-trade prevention stops it at the trader's first own
  * order (CANCEL_TAKER, CANCEL_BOTH) or skips own orders (CANCEL_MAKER, which would cancel them).
  */
-function fillable(state: ExchangeState, c: Submit): number {
-  const opposite = oppositeOf(state, c);
-  if (opposite === undefined) return 0;
+function fillable(state: ExchangeState, c: Submit, opposite: BookSide): number {
   const { orders, levels } = state.books;
   const self = state.books.traderNames.indexOf(c.trader_id);
   let total = 0;
@@ -163,13 +156,11 @@ function fillable(state: ExchangeState, c: Submit): number {
 }
 
 /** Price-time priority against the opposite side; every execution at the maker's price. Reads only. */
-function match(state: ExchangeState, c: Submit): MatchOutcome {
-  if (c.time_in_force === 'FOK' && fillable(state, c) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
-  const opposite = oppositeOf(state, c);
+function match(state: ExchangeState, c: Submit, opposite: BookSide): MatchOutcome {
+  if (c.time_in_force === 'FOK' && fillable(state, c, opposite) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
   const fills: FillFact[] = [];
   // Self-trade prevention cancels nothing in most submissions: the array is made on the first one.
   let selfCanceled: SelfTradeCancelFact[] = NO_CANCELS;
-  if (opposite === undefined) return { fills, selfCanceled, takerCanceled: false, expired: false };
   const { orders, levels } = state.books;
   const self = state.books.traderNames.indexOf(c.trader_id);
   const trial = new Map<string, PositionValues>();

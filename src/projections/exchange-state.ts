@@ -25,14 +25,13 @@ export interface ExchangeStateOptions {
 
 export class ExchangeState {
   readonly events$ = new EventSubject<ExchangeEvent>();
-  readonly traders = new TradersProjection();
-  readonly markets: MarketsProjection;
-  readonly messages = new MessagesProjection();
   /** Small integer names of traders and markets, shared by the projections that index by them. */
   readonly traderNames = new Interner();
   readonly marketNames = new Interner();
+  readonly traders = new TradersProjection();
+  readonly markets = new MarketsProjection(this.marketNames);
+  readonly messages = new MessagesProjection();
   readonly books = new BooksProjection(this.traderNames, this.marketNames);
-  // (markets is built in the constructor: it needs marketNames, declared after it.)
   readonly positions = new PositionsProjection(this.traderNames, this.marketNames);
   readonly fills = new FillsProjection();
   readonly tape = new TradeTape();
@@ -52,7 +51,6 @@ export class ExchangeState {
   private schemaVersion: SchemaVersion = 1;
 
   constructor(options: ExchangeStateOptions = {}) {
-    this.markets = new MarketsProjection(this.marketNames);
     const fault = (err: unknown): void => {
       this.fault ??= err instanceof Error ? err : new Error(String(err));
     };

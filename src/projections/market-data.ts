@@ -38,11 +38,7 @@ export const DEFAULT_DELTA_RING = 4096;
 
 const SIDES: readonly Side[] = ['BUY', 'SELL'];
 
-/** Only resting orders reach the book feed, and a resting order always has a price. */
-export function bookOrderView(o: { id: string; side: Side; price: number | null; remaining: number; created_at: string }): BookOrderView {
-  return { order_id: o.id, side: o.side, price: o.price ?? 0, remaining: o.remaining, created_at: o.created_at };
-}
-
+/** A resting order as the book feed shows it (a resting order always has a price). */
 function slotOrderView(orders: OrderStore, slot: number): BookOrderView {
   return { order_id: orders.id(slot), side: orders.side(slot), price: orders.price(slot), remaining: orders.remaining(slot), created_at: orders.createdAt(slot) };
 }

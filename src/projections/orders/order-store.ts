@@ -2,10 +2,9 @@
 // side in two typed arrays (six doubles, eight integers: an order's fields share a cache line or two
 // instead of one line per field) and its strings (id, admission time, client order id) in arrays of
 // references, with the links of the book's price-level queue and of its trader's open-order list in the
-// same slot. A resting order
-// is a slot linked into a level; a finished one is a slot linked nowhere. No object per order: at a
-// million resting orders the garbage collector has nothing to trace but a few arrays, and a submission
-// allocates nothing that outlives the command.
+// same slot. A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No
+// object per order: at a million resting orders the garbage collector has nothing to trace but a few
+// arrays, and a submission allocates nothing that outlives the command.
 //
 // Slots are never reused until a reset clears the store, so a slot names one order for good: the order
 // history (lookups by id and client order id, duplicate answers) and the book share it.
@@ -76,7 +75,7 @@ const NEXT = 4;
 const LEVEL = 5;
 const TPREV = 6;
 const TNEXT = 7;
-const STRS = 4;
+const STRS = 3;
 const ID = 0;
 const CREATED = 1;
 const CLIENT_ID = 2;
@@ -92,10 +91,6 @@ export function termsBits(type: OrderType, tif: TimeInForce, stp: SelfTradePreve
 
 export function statusBits(status: OrderStatus): number {
   return (status === 'open' ? 0 : status === 'filled' ? 1 : status === 'canceled' ? 2 : 3) << STATUS_SHIFT;
-}
-
-export function sideOfFlags(flags: number): Side {
-  return SIDES[flags & 1] as Side;
 }
 
 export function statusOfFlags(flags: number): OrderStatus {
