@@ -13,12 +13,11 @@ export const ORDER_UPDATED = 1;
 export const ORDER_REMOVED = 2;
 export const TRADE = 3;
 
-export type RemovalCause = 'filled' | 'canceled' | 'settled' | 'reset';
+// Why an order left the book.
 export const CAUSE_FILLED = 0;
 export const CAUSE_CANCELED = 1;
 export const CAUSE_SETTLED = 2;
 export const CAUSE_RESET = 3;
-export const CAUSES: readonly RemovalCause[] = ['filled', 'canceled', 'settled', 'reset'];
 
 export class BookEffect {
   /** The event being applied. */
@@ -59,7 +58,6 @@ export class BookEffect {
     this.slots = grown(this.slots, n);
     this.details = grown(this.details, n);
   }
-
 }
 
 /** A feed derived from the books: told of every event's effect, synchronously, before the next event. */

@@ -10,7 +10,6 @@ import { LevelStore } from './orders/level-store.ts';
 import { NONE, OrderStore, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
 import type { OrderView } from './views.ts';
 
-export type { RemovalCause } from './book-effect.ts';
 export type { OrderRecord, OrderTerms } from './orders/order-store.ts';
 
 /** An order as a snapshot keeps it: every field of the record. */
