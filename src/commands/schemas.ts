@@ -13,7 +13,10 @@ export const MessageLevel = z.enum(['info', 'warning', 'critical']);
  * admission); mapping it to the largest finite double keeps it a value problem, refused by decide as
  * `invalid_price`/`invalid_quantity` in the specification's order, after `trading_disabled` and the market.
  */
-const Num = z.preprocess((v) => (v === Infinity ? Number.MAX_VALUE : v === -Infinity ? -Number.MAX_VALUE : v), z.number());
+export function infinityAsMax(v: unknown): unknown {
+  return v === Infinity ? Number.MAX_VALUE : v === -Infinity ? -Number.MAX_VALUE : v;
+}
+const Num = z.preprocess(infinityAsMax, z.number());
 
 export const OrderType = z.enum(['LIMIT', 'MARKET']);
 export const TimeInForce = z.enum(['GTC', 'IOC', 'FOK', 'POST_ONLY']);
@@ -21,9 +24,13 @@ export const SelfTradePrevention = z.enum(['NONE', 'CANCEL_TAKER', 'CANCEL_MAKER
 export const CLIENT_ORDER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const ClientOrderId = z.string().regex(CLIENT_ORDER_ID, 'expected 1 to 64 characters of A-Z a-z 0-9 . _ : -');
 
-/** A limit order needs a price; a market order must not carry one (decide refuses that, in the spec's order). */
+/** Whether an order body lacks the price it needs: a limit order needs one (a market order must not carry one, which decide refuses, in the spec's order). */
+export function lacksPrice(body: { readonly price?: unknown; readonly type?: unknown }): boolean {
+  return body.price === undefined && body.type !== 'MARKET';
+}
+
 export function requirePriceOfLimitOrder(body: { price?: number | undefined; type?: string | undefined }, ctx: z.RefinementCtx): void {
-  if (body.price === undefined && body.type !== 'MARKET') ctx.addIssue({ code: 'custom', path: ['price'], message: 'price is required', input: undefined });
+  if (lacksPrice(body)) ctx.addIssue({ code: 'custom', path: ['price'], message: 'price is required', input: undefined });
 }
 
 export const SubmitOrderFields = z.object({

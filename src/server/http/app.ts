@@ -29,9 +29,9 @@ import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
 import { createFastPath } from './fast-path.ts';
-import { BODY_LIMIT_BYTES, readJsonBody } from './read-json-body.ts';
+import { readJsonBody } from './read-json-body.ts';
 import type { RouteSeries } from '../operations/metrics/exchange-metrics.ts';
-import { expressPath, REPLIED, type AnyRoute, type Call } from './route.ts';
+import { bodyLimitOf, expressPath, readsBody, REPLIED, type AnyRoute, type Call } from './route.ts';
 import { sendError, sendJson } from './send.ts';
 import { traderRoutes } from './trader-routes.ts';
 
@@ -65,8 +65,8 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
   const seriesOf = (route: AnyRoute): RouteSeries => series.get(route) as RouteSeries;
 
   const handlerOf = (route: AnyRoute): RouteHandler => {
-    // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
-    const readsBody = route.method === 'post' || route.method === 'put' || route.method === 'patch' || route.method === 'delete';
+    const reads = readsBody(route);
+    const limit = bodyLimitOf(route, config);
     const series = seriesOf(route);
     return async (req, res, rawParams, rawQuery) => {
       const started = performance.now();
@@ -75,8 +75,7 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
         const params = route.params === undefined ? undefined : parseInput(route.params, rawParams, 'path');
         const query = route.query === undefined ? undefined : parseInput(route.query, rawQuery, 'query');
         // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
-        const limit = route.bodyLimit === undefined ? BODY_LIMIT_BYTES : route.bodyLimit(config);
-        const raw = readsBody ? await (route.readBody ?? readJsonBody)(req, limit) : undefined;
+        const raw = reads ? await (route.readBody ?? readJsonBody)(req, limit) : undefined;
         const body = route.body === undefined ? undefined : parseInput(route.body, raw, 'body');
         // Once shutdown began, let the client know this connection will not be kept.
         if (context.service.isClosed) res.setHeader('connection', 'close');

@@ -4,16 +4,12 @@
 // a refused request (503, 401, 429) never reads its body. Shared by the express mount and the fast path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, rateLimitText } from '../../commands/errors.ts';
-import type { TraderView } from '../../projections/views.ts';
 import type { ServerContext } from '../context.ts';
 import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
-import type { AnyRoute } from './route.ts';
+import type { AnyRoute, Call } from './route.ts';
 
-export interface Caller {
-  /** The authenticated caller on trader routes, null elsewhere. */
-  readonly trader: TraderView | null;
-  readonly apiKey: string | null;
-}
+/** The authenticated caller on trader routes (trader and key), nulls elsewhere: those fields of a Call. */
+export type Caller = Pick<Call<unknown, unknown, unknown>, 'trader' | 'apiKey'>;
 
 const NOBODY: Caller = Object.freeze({ trader: null, apiKey: null });
 

@@ -4,7 +4,7 @@
 // the same output; they never refuse anything themselves: for any body they do not vouch for they return
 // undefined, and the route parses it with zod, which names the problem with its usual code and text.
 // test/http/fast-order-bodies.spec.ts holds them to the schemas on a large generated set of bodies.
-import { CLIENT_ORDER_ID, OrderType, SelfTradePrevention, Side, TimeInForce, type AmendOrderBody, type SubmitOrderBody } from '../../commands/schemas.ts';
+import { CLIENT_ORDER_ID, infinityAsMax, lacksPrice, OrderType, SelfTradePrevention, Side, TimeInForce, type AmendOrderBody, type SubmitOrderBody } from '../../commands/schemas.ts';
 
 const SIDES: ReadonlySet<unknown> = new Set(Side.options);
 const ORDER_TYPES: ReadonlySet<unknown> = new Set(OrderType.options);
@@ -20,10 +20,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The schemas' Num: any number but NaN, an overlong literal's ±Infinity read as ±MAX_VALUE; else NaN (not vouched for). */
 function num(value: unknown): number {
-  if (typeof value !== 'number') return Number.NaN;
-  if (value === Infinity) return Number.MAX_VALUE;
-  if (value === -Infinity) return -Number.MAX_VALUE;
-  return value;
+  return typeof value === 'number' ? (infinityAsMax(value) as number) : Number.NaN;
 }
 
 /** SubmitOrderBody as zod parses it (keys in the schema's order, unknown keys dropped), or undefined. */
@@ -32,7 +29,7 @@ export function fastSubmitOrderBody(value: unknown): SubmitOrderBody | undefined
   const { market, side, price, quantity, client_order_id: clientOrderId, type, time_in_force: timeInForce, self_trade_prevention: stp } = value;
   if (typeof market !== 'string' || !SIDES.has(side)) return undefined;
   // A limit order needs its price (zod says so in its own words).
-  if (price === undefined && type !== 'MARKET') return undefined;
+  if (lacksPrice({ price, type })) return undefined;
   const p = price === undefined ? 0 : num(price);
   const q = num(quantity);
   if (Number.isNaN(p) || Number.isNaN(q)) return undefined;

@@ -18,8 +18,8 @@ import type { RouteSeries } from '../operations/metrics/exchange-metrics.ts';
 import { answerFailure } from './answer-failure.ts';
 import type { Caller, CallerGate } from './caller-gate.ts';
 import { parseInput } from './parse-input.ts';
-import { announcesBody, BODY_LIMIT_BYTES, parseJsonBody, readBody } from './read-json-body.ts';
-import { REPLIED, type AnyRoute } from './route.ts';
+import { announcesBody, parseJsonBody, readBody } from './read-json-body.ts';
+import { bodyLimitOf, readsBody, REPLIED, type AnyRoute } from './route.ts';
 import { sendJson } from './send.ts';
 
 /** Answers the request and returns true when it is one of the fast routes; false leaves it to express. */
@@ -34,7 +34,7 @@ function trailingParameter(path: string): { prefix: string; name: string } | nul
 }
 
 /** The routes the fast path serves: every trader route whose path is exact or ends in one parameter. */
-export function isFastRoute(route: AnyRoute): boolean {
+function isFastRoute(route: AnyRoute): boolean {
   return route.access === 'trader' && route.readBody === undefined && (!route.path.includes('{') || trailingParameter(route.path) !== null);
 }
 
@@ -62,10 +62,10 @@ export function createFastPath(routes: readonly AnyRoute[], shared: FastPathPart
       let list = prefixed.get(method);
       if (list === undefined) prefixed.set(method, (list = []));
       list.push({ prefix: tail.prefix, handler });
-      // The longest prefix first: /api/v1/orders/by-client-id/{id} before /api/v1/orders/{id}.
-      list.sort((a, b) => b.prefix.length - a.prefix.length);
     }
   }
+  // The longest prefix first: /api/v1/orders/by-client-id/{id} before /api/v1/orders/{id}.
+  for (const list of prefixed.values()) list.sort((a, b) => b.prefix.length - a.prefix.length);
 
   return (req, res) => {
     const method = req.method ?? '';
@@ -92,10 +92,9 @@ export function createFastPath(routes: readonly AnyRoute[], shared: FastPathPart
 }
 
 function handlerOf(route: AnyRoute, { context, gate, seriesOf }: FastPathParts, paramName: string | null): Handler {
-  // DELETE too: a body is not expected there, but garbage sent with one must not trigger an action.
-  const readsBody = route.method !== 'get';
-  const limit = route.bodyLimit === undefined ? BODY_LIMIT_BYTES : route.bodyLimit(context.config);
-  const parts: Parts = { route, context, series: seriesOf(route) };
+  const reads = readsBody(route);
+  const limit = bodyLimitOf(route, context.config);
+  const parts: Parts = { route, context, series: seriesOf(route), reads };
   return (req, res, param, queryText) => {
     const started = performance.now();
     let caller: Caller;
@@ -109,7 +108,7 @@ function handlerOf(route: AnyRoute, { context, gate, seriesOf }: FastPathParts, 
       failed(parts, err, req, res, started);
       return;
     }
-    if (readsBody && announcesBody(req)) {
+    if (reads && announcesBody(req)) {
       readBody(req, limit, (err, text) => {
         if (err === null) respond(parts, req, res, caller, params, query, text, started);
         else failed(parts, err, req, res, started);
@@ -124,13 +123,14 @@ interface Parts {
   readonly route: AnyRoute;
   readonly context: ServerContext;
   readonly series: RouteSeries;
+  readonly reads: boolean;
 }
 
 function respond(parts: Parts, req: IncomingMessage, res: ServerResponse, caller: Caller, params: unknown, query: unknown, text: string | undefined, started: number): void {
-  const { route, context } = parts;
+  const { route, context, reads } = parts;
   try {
     // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
-    const raw = route.method === 'get' ? undefined : parseJsonBody(text);
+    const raw = reads ? parseJsonBody(text) : undefined;
     const body = route.body === undefined ? undefined : (route.fastBody?.(raw) ?? parseInput(route.body, raw, 'body'));
     // Once shutdown began, let the client know this connection will not be kept.
     if (context.service.isClosed) res.setHeader('connection', 'close');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '../../commands/errors.ts';
 import { AdminMessageBody, AmendOrderBody, ConfigLoadBody, CreateUserBody, MarketDefinitionBody, MarketPatchBody, SettleMarketBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { ErrorBody } from './response-schemas.ts';
-import type { AnyRoute } from './route.ts';
+import { readsBody, type AnyRoute } from './route.ts';
 
 const BODY_NAMES = new Map<z.ZodType, string>([
   [SubmitOrderBody, 'SubmitOrderBody'],
@@ -27,8 +27,7 @@ export function routeErrors(route: AnyRoute): ErrorCode[] {
   if (route.rateLimited === true) codes.push('rate_limited');
   if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token', 'too_many_auth_failures');
   if (route.access === 'trader' && route.method !== 'get') codes.push('admission_queue_full');
-  // DELETE reads a body too (garbage sent with one must not trigger an action), so it can refuse one.
-  if (route.method !== 'get') codes.push('invalid_request', 'body_too_large');
+  if (readsBody(route)) codes.push('invalid_request', 'body_too_large');
   if (route.method !== 'get') codes.push('service_unavailable', 'not_leader');
   codes.push('internal');
   return [...new Set(codes)];

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../../commands/errors.ts';
 import type { TraderView } from '../../projections/views.ts';
 import type { Config } from '../config.ts';
 import type { ServerContext } from '../context.ts';
+import { BODY_LIMIT_BYTES } from './read-json-body.ts';
 
 export type Access = 'public' | 'trader' | 'admin';
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -90,4 +91,14 @@ export function callerOf(call: { readonly trader: TraderView | null }): TraderVi
 
 export function expressPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/** Whether a route reads a body: every method but GET (DELETE too: garbage sent with one must not trigger an action). */
+export function readsBody(route: { readonly method: Method }): boolean {
+  return route.method !== 'get';
+}
+
+/** The largest body a route reads. */
+export function bodyLimitOf(route: AnyRoute, config: Config): number {
+  return route.bodyLimit === undefined ? BODY_LIMIT_BYTES : route.bodyLimit(config);
 }

@@ -6,8 +6,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { HistogramCell } from './histogram-cell.ts';
 
-export { HistogramCell } from './histogram-cell.ts';
-
 export class CounterCell {
   value = 0;
   reported = 0;

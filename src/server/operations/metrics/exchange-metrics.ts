@@ -5,8 +5,8 @@
 // What only needs to be known at scrape time (connections, queue depth, writer mode) is read then.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { PersistenceMode, PersistenceStatus } from '../../persistence/persistence.ts';
-import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells.ts';
-import { LATENCY_BUCKETS } from './histogram-cell.ts';
+import { CellCounter, CellHistogram, type CounterCell } from './cells.ts';
+import { LATENCY_BUCKETS, type HistogramCell } from './histogram-cell.ts';
 
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096];
 const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
