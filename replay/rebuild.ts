@@ -90,7 +90,7 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   reading: for await (const chunk of chunks) {
     const firstLine = line;
     line += chunk.lines;
-    const events = chunk.ok ? checkedEvents(chunk, true) : null;
+    const events = chunk.ok ? checkedEvents(chunk) : null;
     if (events !== null) {
       if (verifier.acceptVerified(events, chunk.prevHash, chunk.lastHash)) {
         for (const event of events) {

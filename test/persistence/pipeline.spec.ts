@@ -21,6 +21,8 @@ import { migrate } from '../../src/server/persistence/postgres/migrator.ts';
 import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
 import { processedChunks } from '../../src/server/persistence/pipeline/chunk-pipeline.ts';
 import { processChunk } from '../../src/server/persistence/pipeline/chunk-work.ts';
+import { compileEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
+import { parseEvent } from '../../src/events/event-schema.ts';
 import { fixturePath, FIXTURES, type Expected } from '../../replay/fixtures.ts';
 import { rebuild } from '../../replay/rebuild.ts';
 import { SessionGenerator } from '../../replay/session-generator.ts';
@@ -125,6 +127,25 @@ describe('pipelined replay and recovery', function () {
     // event has.
     const chunk = processChunk({ id: 0, format: 'ndjson', bytes: new TextEncoder().encode(doubled.join('\n') + '\n'), prev: GENESIS_HASH, context: null, validate: true });
     expect(chunk.ok).to.equal(false);
+  });
+
+  it('an event the compiled check refuses but zod accepts (an id of astral characters) is read again with zod and folded', async () => {
+    // 100 emoji: 200 UTF-16 units, 100 code points. The id limit is 128, counted in code points by zod
+    // and in units by the compiled check, which is the stricter: its chunk must fall back, not fail.
+    const at = log.rows.findIndex(({ event }) => event.type === 'AdminMessagePosted');
+    expect(at).to.be.greaterThan(0);
+    const seq = (log.rows[at] as { event: ExchangeEvent }).event.seq;
+    const changed = rechain(lines, seq, (e) => ({ ...e, data: { ...(e['data'] as object), message_id: '😀'.repeat(100) } }));
+    const event = JSON.parse(changed[at] as string) as Record<string, unknown>;
+    delete event['hash'];
+    expect(parseEvent(event).ok).to.equal(true);
+    expect(compileEventCheck()(event)).to.equal(false);
+    const path = file('astral-id', changed);
+    const many = await rebuild({ file: path, quiet: true, ...SMALL });
+    const one = await rebuild({ file: path, quiet: true, workers: 1, chunkBytes: 1 << 30 });
+    expect(many.exchange.seq).to.equal(log.rows.length);
+    expect(many.verifier.fullyHashed).to.equal(true);
+    expect(stateHash(many.exchange.state)).to.equal(stateHash(one.exchange.state));
   });
 
   it('reads the recorded logs of both schema versions to their recorded state hashes', async () => {

@@ -151,13 +151,13 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
 }
 
 /**
- * A chunk's events, parsed, when its every event is well formed: the shape check unless the chunk
- * comes back validated already or the source is trusted (`validate` false). Null when any event
- * fails: the caller then re-reads the chunk record by record, which names the fault.
+ * A chunk's events of an untrusted source, parsed, when its every event is well formed (checked here
+ * unless the chunk came back validated already). Null when any event fails: the caller then re-reads
+ * the chunk record by record, which names the fault.
  */
-export function checkedEvents(chunk: ChunkResult, validate: boolean): RecordedEvent[] | null {
+export function checkedEvents(chunk: ChunkResult): RecordedEvent[] | null {
   const events = JSON.parse(chunk.events) as RecordedEvent[];
-  if (!validate || chunk.validated) return events;
+  if (chunk.validated) return events;
   const check = compiledEventCheck();
   for (let i = 0; i < events.length; i++) if (!check(events[i])) return null;
   return events;
