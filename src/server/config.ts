@@ -227,28 +227,27 @@ export function loadConfig(env: Env = process.env): Config {
     metricsBind: env['METRICS_BIND_ADDR'] === undefined || env['METRICS_BIND_ADDR'].trim() === '' ? null : bindAddress(env['METRICS_BIND_ADDR'], 'METRICS_BIND_ADDR'),
     marketDataIntervalMs: integer(env, 'MARKET_DATA_INTERVAL_MS', 100, 10, 60_000),
     publicStandings: boolean(env, 'PUBLIC_STANDINGS', false),
-    wsFanout: wsFanout(env),
+    wsFanout: oneOf(env, 'WS_FANOUT', FANOUTS, 'process'),
     ...clusterSettings(env, backend),
   };
 }
 
 const FANOUTS: readonly WsFanout[] = ['process', 'inline'];
 
-function wsFanout(env: Env): WsFanout {
-  const raw = env['WS_FANOUT'];
-  if (raw === undefined || raw.trim() === '') return 'process';
+/** One of `values` (case and surrounding blanks ignored), `fallback` when unset or blank. */
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = raw.trim().toLowerCase();
-  if (!FANOUTS.includes(value as WsFanout)) throw new ConfigError(`WS_FANOUT=${JSON.stringify(raw)} must be one of ${FANOUTS.join(', ')}`);
-  return value as WsFanout;
+  if (!values.includes(value as T)) throw new ConfigError(`${name}=${JSON.stringify(raw)} must be one of ${values.join(', ')}`);
+  return value as T;
 }
 
 const ROLES: readonly Role[] = ['leader', 'follower', 'standby'];
 
 function clusterSettings(env: Env, backend: StorageBackend): Pick<Config, 'role' | 'clustered' | 'leaderUrl' | 'followerPollIntervalMs' | 'standbyLockPollMs'> {
-  const rawRole = env['ROLE'];
-  const clustered = rawRole !== undefined && rawRole.trim() !== '';
-  const role = clustered ? (rawRole as string).trim().toLowerCase() : 'leader';
-  if (!ROLES.includes(role as Role)) throw new ConfigError(`ROLE=${JSON.stringify(rawRole)} must be one of ${ROLES.join(', ')}`);
+  const clustered = (env['ROLE'] ?? '').trim() !== '';
+  const role = oneOf(env, 'ROLE', ROLES, 'leader');
   if (role !== 'leader' && backend !== 'postgres') throw new ConfigError(`ROLE=${role} follows a PostgreSQL log: it needs STORAGE_BACKEND=postgres`);
   const rawLeader = env['LEADER_URL']?.trim();
   let leaderUrl: string | null = null;

@@ -173,13 +173,7 @@ export class ExchangeService {
     view?: (event: ExchangeEvent) => V,
     trader: string | null = null,
   ): Promise<ExchangeEvent> {
-    if (this.queue.size === 0 && this.held === null) {
-      const wait = this.persistence.capacity();
-      if (wait === null) return this.admit(build, reply, view);
-      // Capacity is asked again once this command's turn comes; this first answer is only a signal,
-      // and its rejection (a stopped writer) must not go unhandled, which would end the process.
-      wait.catch(() => {});
-    }
+    if (this.admissibleNow()) return this.admit(build, reply, view);
     return new Promise<ExchangeEvent>((resolve, reject) => {
       const queued = this.queue.push(trader, { admit: () => this.admit(build, reply, view).then(resolve, reject), fail: reject });
       if (!queued) {
@@ -198,17 +192,27 @@ export class ExchangeService {
    * null: the command would have to wait, so the caller calls execute.
    */
   executeNow<V = undefined>(build: (stamp: Stamp) => Command, reply?: (event: ExchangeEvent, view: V) => void, view?: (event: ExchangeEvent) => V): ExchangeEvent | null {
-    if (this.durableAcks || this.queue.size !== 0 || this.held !== null) return null;
-    const wait = this.persistence.capacity();
-    if (wait !== null) {
-      // Only a signal (execute asks again); its rejection must not go unhandled.
-      wait.catch(() => {});
-      return null;
-    }
+    if (this.durableAcks || !this.admissibleNow()) return null;
     const { event, seen, outbox } = this.decide(build, view);
+    this.release(event, seen, outbox, reply);
+    return event;
+  }
+
+  /** Nothing waits before a new command, admission is not held and the writer has room. */
+  private admissibleNow(): boolean {
+    if (this.queue.size !== 0 || this.held !== null) return false;
+    const wait = this.persistence.capacity();
+    if (wait === null) return true;
+    // Capacity is asked again once the command's turn comes; this answer is only a signal, and its
+    // rejection (a stopped writer) must not go unhandled, which would end the process.
+    wait.catch(() => {});
+    return false;
+  }
+
+  /** Acknowledges a command (its reply) and then sends out what it changed. */
+  private release<V>(event: ExchangeEvent, seen: V, outbox: readonly Publication[], reply?: (event: ExchangeEvent, view: V) => void): void {
     reply?.(event, seen);
     for (const p of outbox) this.publications$.next(p);
-    return event;
   }
 
   /** Whether replies wait for the command's event to be durable (POSTGRES_DURABLE_ACKS). */
@@ -278,8 +282,7 @@ export class ExchangeService {
         throw err;
       }
     }
-    reply?.(event, seen);
-    for (const p of outbox) this.publications$.next(p);
+    this.release(event, seen, outbox, reply);
     return event;
   }
 

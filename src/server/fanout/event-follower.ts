@@ -14,11 +14,6 @@ export class EventFollower {
     this.service = service;
   }
 
-  /** Events held until the ones before them arrive. */
-  get waiting(): number {
-    return this.early.size;
-  }
-
   /** Folds `event` in its turn; throws when the state cannot apply it (the child must then end). */
   push(event: RecordedEvent): void {
     const state = this.service.state;
@@ -28,6 +23,7 @@ export class EventFollower {
       return;
     }
     this.service.applyReplicated(event);
+    if (this.early.size === 0) return;
     for (let next = this.early.get(state.seq + 1); next !== undefined; next = this.early.get(state.seq + 1)) {
       this.early.delete(next.seq);
       this.service.applyReplicated(next);

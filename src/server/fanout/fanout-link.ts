@@ -17,9 +17,9 @@ import type { ServerContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import { rejectFrame } from '../ws/frames.ts';
-import { TRADING_OPS, type LocalDesk, type TradeOutcome, type TradingMessage } from '../ws/order-desk.ts';
+import { isTradingMessage, type LocalDesk, type TradeOutcome, type TradingMessage } from '../ws/order-desk.ts';
 import type { StartRecord } from './fanout-child.ts';
-import { isType, type CloseMessage, type UpgradeMessage } from './ipc-messages.ts';
+import { CHANNEL_FD, isType, type CloseMessage, type UpgradeMessage } from './ipc-messages.ts';
 import { LineReader, LineWriter } from './line-channel.ts';
 import { numbered, Tag } from './records.ts';
 import type { WsReport } from './ws-report.ts';
@@ -84,7 +84,7 @@ export class FanoutLink {
     // stdio: no stdin; the child logs where this process logs; 3 is the IPC channel (handles and
     // lifecycle), 4 the data channel (a socketpair: ordered records each way).
     this.child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'], execArgv: [], serialization: 'json' });
-    const channel = this.child.stdio[4];
+    const channel = this.child.stdio[CHANNEL_FD];
     if (!(channel instanceof Socket)) throw new Error('ws fan-out: the data channel is not a socket');
     this.channel = channel;
     this.writer = new LineWriter(channel);
@@ -138,8 +138,8 @@ export class FanoutLink {
    */
   begin(context: ServerContext, desk: LocalDesk): void {
     if (this.served !== null || this.gone) return;
-    const { adminToken: _secret, databaseUrl: _dsn, ...rest } = context.config;
-    const start: StartRecord = { config: { ...rest, adminToken: '', databaseUrl: '' }, epoch: context.epoch, snapshot: takeSnapshot(context.service.state) };
+    // The child needs no secret: it never writes the log nor checks the admin token.
+    const start: StartRecord = { config: { ...context.config, adminToken: '', databaseUrl: '' }, epoch: context.epoch, snapshot: takeSnapshot(context.service.state) };
     this.writer.push(`${Tag.Start}${JSON.stringify(start)}`);
     // Ref'd while the child starts, so a process with nothing else to do yet waits for it.
     this.startTimer = setTimeout(() => {
@@ -225,12 +225,13 @@ export class FanoutLink {
     if (this.stampedWrite !== this.writer.flushes) {
       this.stampedWrite = this.writer.flushes;
       this.writer.push(`${Tag.Clock}${Date.now()}`);
+      // The backlog only grows when a write goes out, so once per write is enough to look at it.
+      if (this.writer.backlog > MAX_BACKLOG_BYTES && !this.closing) {
+        this.owner.logger.error({ backlog: this.writer.backlog, pid: this.child.pid }, 'ws fan-out: the child stopped reading events; restarting it');
+        this.kill();
+      }
     }
     this.writer.push(`${Tag.Event}${JSON.stringify(event)}`);
-    if (this.writer.backlog > MAX_BACKLOG_BYTES && !this.closing) {
-      this.owner.logger.error({ backlog: this.writer.backlog, pid: this.child.pid }, 'ws fan-out: the child stopped reading events; restarting it');
-      this.kill();
-    }
   }
 
   // The child's records. Nothing it sends may take this process down: a record that does not parse is
@@ -365,6 +366,6 @@ function parseTradingMessage(json: string): TradingMessage | null {
     return null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  const op = (value as Record<string, unknown>)['op'];
-  return (TRADING_OPS as readonly unknown[]).includes(op) ? (value as TradingMessage) : null;
+  const message = value as { readonly op: string };
+  return isTradingMessage(message) ? message : null;
 }

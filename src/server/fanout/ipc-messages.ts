@@ -21,8 +21,6 @@ export interface CloseMessage {
   readonly type: 'close';
 }
 
-export type ToChild = UpgradeMessage | CloseMessage;
-
 /** The child restored the snapshot and takes connections. */
 export interface ReadyMessage {
   readonly type: 'ready';

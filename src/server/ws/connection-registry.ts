@@ -38,7 +38,7 @@ export class ConnectionRegistry {
     this.runs.clear();
   };
 
-  constructor(initialSequences: Iterable<[string, number]>, scheduler: FlushScheduler, flagChanged: (traderId: string, flagged: boolean) => void = () => {}) {
+  constructor(initialSequences: Iterable<[string, number]>, scheduler: FlushScheduler, flagChanged: (traderId: string, flagged: boolean) => void) {
     for (const [market, sequence] of initialSequences) this.published.set(market, sequence);
     this.scheduler = scheduler;
     this.flagChanged = flagChanged;
@@ -147,10 +147,8 @@ export class ConnectionRegistry {
       for (const connection of [...subscribers]) {
         const subscription = connection.subscriptions.get(market);
         if (subscription === undefined) continue;
-        this.unsubscribe(connection, market);
-        this.lagDrops++;
+        this.dropL3(connection, market, subscription.last, current);
         dropped++;
-        connection.send(l3ResyncFrame(market, subscription.last + 1, current));
       }
     }
     for (const [market, subscribers] of [...this.byTradesMarket]) {
@@ -253,9 +251,14 @@ export class ConnectionRegistry {
       subscription.last = delta.sequence;
       return;
     }
-    this.unsubscribe(connection, delta.market);
+    this.dropL3(connection, delta.market, subscription.last, delta.sequence);
+  }
+
+  /** Ends a lagging l3 subscription: the client is told which sequences it missed (resync_required). */
+  private dropL3(connection: Connection, market: string, last: number, current: number): void {
+    this.unsubscribe(connection, market);
     this.lagDrops++;
-    connection.send(l3ResyncFrame(delta.market, subscription.last + 1, delta.sequence));
+    connection.send(l3ResyncFrame(market, last + 1, current));
   }
 
   private frameOf(delta: L3Delta): WireFrame {

@@ -6,7 +6,7 @@
 import type { WireFrame } from './wire-frame.ts';
 
 export class DeltaRun {
-  readonly frames: WireFrame[] = [];
+  private readonly frames: WireFrame[] = [];
   private joined: Buffer | null = null;
 
   add(frame: WireFrame): void {

@@ -32,17 +32,17 @@ export class FlushScheduler {
   /** Runs `end` once, after this turn's queues were flushed. */
   atTurnEnd(end: () => void): void {
     this.turnEnds.push(end);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.run);
-    }
+    this.arm();
   }
 
   schedule(queue: Flushable): void {
     this.dirty.add(queue);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.run);
-    }
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
   }
 }

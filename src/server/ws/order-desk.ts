@@ -16,7 +16,7 @@ import { cancelAllAckFrame, orderAckFrame, rejectFrame, submitAckFrame, withRate
 
 export type TradingMessage = ClientMessageOf<'submit_order'> | ClientMessageOf<'cancel_order'> | ClientMessageOf<'amend_order'> | ClientMessageOf<'cancel_all'>;
 
-export const TRADING_OPS: readonly TradingOp[] = ['submit_order', 'cancel_order', 'amend_order', 'cancel_all'];
+const TRADING_OPS: readonly TradingOp[] = ['submit_order', 'cancel_order', 'amend_order', 'cancel_all'];
 
 /** How a trading op ended: its ack or reject was sent, or the trader's budget refused it (nothing sent). */
 export type TradeOutcome = { readonly kind: 'answered' } | { readonly kind: 'over_budget'; readonly retryAfterMs: number };
