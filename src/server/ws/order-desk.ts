@@ -86,34 +86,35 @@ export class LocalDesk implements TradingDesk {
     const op = message.op;
     const { build, ack } = this.plan(message, requestId);
     const service = this.context.service;
-    return service
-      .execute<string | null>(
-        (stamp) => build(stamp, traderId),
-        (event, frame) => {
-          if (frame !== null) send(withRateLimitRemaining(frame, remaining));
-          else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
-        },
-        // Built right after the command is applied: with durable acks the ack waits for the commit, and
-        // by then later commands may have changed the state it shows.
-        ack,
-        traderId,
-      )
-      .then(
-        () => ANSWERED,
-        async (err: unknown) => {
-          if (err instanceof DuplicateSubmission) {
-            // A repeated client_order_id: acked with the first order, once that order is durable.
-            await service.whenDurable(err.orderId);
-            send(withRateLimitRemaining(submitAckFrame(requestId, duplicateReply(service.state, err.orderId)), remaining));
-            return ANSWERED;
-          }
-          const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
-          if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
-          this.context.metrics.wsRefused(op, code);
-          send(withRateLimitRemaining(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message), remaining));
+    const command = (stamp: Stamp): Command => build(stamp, traderId);
+    const reply = (event: ExchangeEvent, frame: string | null): void => {
+      if (frame !== null) send(withRateLimitRemaining(frame, remaining));
+      else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
+    };
+    const refused = (err: unknown): TradeOutcome | Promise<TradeOutcome> => {
+      if (err instanceof DuplicateSubmission) {
+        // A repeated client_order_id: acked with the first order, once that order is durable.
+        const answer = (): TradeOutcome => {
+          send(withRateLimitRemaining(submitAckFrame(requestId, duplicateReply(service.state, err.orderId)), remaining));
           return ANSWERED;
-        },
-      );
+        };
+        return service.waitsForDurability ? service.whenDurable(err.orderId).then(answer) : answer();
+      }
+      const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
+      if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');
+      this.context.metrics.wsRefused(op, code);
+      send(withRateLimitRemaining(rejectFrame(op, requestId, code, isDomainError(err) ? err.message : ERRORS.internal.message), remaining));
+      return ANSWERED;
+    };
+    // Admitted in this tick when nothing waits (as the HTTP fast path does): no promise on the order
+    // path. `ack` is built right after the command is applied: with durable acks the ack waits for the
+    // commit, and by then later commands may have changed the state it shows.
+    try {
+      if (service.executeNow(command, reply, ack) !== null) return ANSWERED;
+    } catch (err) {
+      return refused(err);
+    }
+    return service.execute<string | null>(command, reply, ack, traderId).then(() => ANSWERED, refused);
   }
 
   disconnected(traderId: string): void {
