@@ -149,10 +149,13 @@ describe('ws fan-out process (WS_FANOUT=process)', function () {
     for (const c of clients) await c.close();
   });
 
-  it('a stalled child does not stall trading; once more than 2 s behind it drops l3 subscriptions with resync_required', async () => {
+  it('a stalled child does not stall trading; once more than 2 s behind it drops l3 and trades subscriptions with resync_required', async () => {
     const erin = await fx.trader('fan-erin');
     const watcher = await fx.client();
     const before = await ExchangeFixture.subscribe(watcher, 'FAN-USD');
+    const tape = await fx.client();
+    tape.send({ op: 'subscribe', channel: 'trades', market: 'FAN-USD' });
+    expect(await tape.nextType('subscribed')).to.include({ channel: 'trades', market: 'FAN-USD' });
     const pid = fx.server.fanout?.pid as number;
     process.kill(pid, 'SIGSTOP');
     let placed: OrderRef[] = [];
@@ -168,6 +171,7 @@ describe('ws fan-out process (WS_FANOUT=process)', function () {
     }
     const resync = await watcher.nextType('resync_required');
     expect(resync).to.deep.include({ channel: 'l3', market: 'FAN-USD', expected_sequence: (before['sequence'] as number) + 1 });
+    expect(await tape.nextType('resync_required')).to.deep.include({ channel: 'trades', market: 'FAN-USD' });
     const after = await ExchangeFixture.subscribe(watcher, 'FAN-USD');
     for (const o of placed) expect(bookIds(after)).to.include(o.id);
   });
