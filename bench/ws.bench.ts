@@ -18,6 +18,7 @@
 // server's child process's). Latency uses performance.timeOrigin +
 // performance.now(), comparable across threads, and a SharedArrayBuffer of send times.
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -96,9 +97,28 @@ async function open(url: string): Promise<WebSocket> {
 
 async function authenticated(url: string, key: string): Promise<WebSocket> {
   const ws = await open(url);
-  ws.send(JSON.stringify({ op: 'authenticate', api_key: key }));
-  await new Promise<void>((resolve) => ws.once('message', () => ws.once('message', () => resolve()))); // heartbeat, authenticated
+  await authenticate(ws, key);
   return ws;
+}
+
+/**
+ * Authenticates and resolves on the `authenticated` frame. It waits for that frame by type rather than
+ * for "the second message": the heartbeat the server sends on accept can arrive in the same read as
+ * the upgrade response and be emitted before any listener is attached, and a bench that then waited
+ * for the next periodic heartbeat (up to 15 s) counted that wait as time the exchange was measured.
+ */
+function authenticate(ws: WebSocket, key: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onMessage = (data: Buffer): void => {
+      const f = JSON.parse(String(data)) as { type?: string; code?: string };
+      if (f.type === 'error') reject(new Error(`bench: authenticate refused: ${f.code ?? '?'}`));
+      if (f.type !== 'authenticated') return;
+      ws.off('message', onMessage);
+      resolve();
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ op: 'authenticate', api_key: key }));
+  });
 }
 
 /** Well-behaved traders: one connection each, `perSecond` orders a second each, evenly spaced; ack latency. */
@@ -175,32 +195,28 @@ async function floodWorker(job: FloodJob): Promise<{ acked: number; rejects: num
 /** Each connection keeps `window` submit_order frames in flight and counts the replies to them. */
 async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: number; rejects: number }> {
   const sockets = await Promise.all(job.keys.map(() => open(job.url)));
+  // Every connection is authenticated before the clock starts: the measured window is order entry only.
+  if (!job.echo) await Promise.all(sockets.map((ws, i) => authenticate(ws, job.keys[i] as string)));
   let acked = 0;
   let rejects = 0;
   let running = true;
   const started = now();
-  await Promise.all(
-    sockets.map(async (ws, i) => {
-      if (!job.echo) {
-        ws.send(JSON.stringify({ op: 'authenticate', api_key: job.keys[i] }));
-        await new Promise<void>((resolve) => ws.once('message', () => ws.once('message', () => resolve()))); // heartbeat, authenticated
-      }
-      let n = 0;
-      const send = (): void => {
-        n++;
-        // Alternating sides at one price: each sell meets the trader's own resting buy, so positions stay flat.
-        ws.send(JSON.stringify({ op: 'submit_order', request_id: `r${n}`, market: job.market, side: n % 2 === 0 ? 'SELL' : 'BUY', price: 100, quantity: 1 }));
-      };
-      ws.on('message', (data) => {
-        const f = JSON.parse(String(data)) as { type?: string; op?: string };
-        if (job.echo ? f.op !== 'submit_order' : f.type !== 'ack' && f.type !== 'reject') return;
-        if (f.type === 'reject') rejects++;
-        acked++;
-        if (running) send();
-      });
-      for (let w = 0; w < job.window; w++) send();
-    }),
-  );
+  for (const ws of sockets) {
+    let n = 0;
+    const send = (): void => {
+      n++;
+      // Alternating sides at one price: each sell meets the trader's own resting buy, so positions stay flat.
+      ws.send(JSON.stringify({ op: 'submit_order', request_id: `r${n}`, market: job.market, side: n % 2 === 0 ? 'SELL' : 'BUY', price: 100, quantity: 1 }));
+    };
+    ws.on('message', (data) => {
+      const f = JSON.parse(String(data)) as { type?: string; op?: string };
+      if (job.echo ? f.op !== 'submit_order' : f.type !== 'ack' && f.type !== 'reject') return;
+      if (f.type === 'reject') rejects++;
+      acked++;
+      if (running) send();
+    });
+    for (let w = 0; w < job.window; w++) send();
+  }
   await sleep(job.seconds * 1000);
   running = false;
   const seconds = (now() - started) / 1000;
@@ -333,6 +349,21 @@ async function echoServer(): Promise<{ url: string; close: () => Promise<void> }
   };
 }
 
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU ticks of a process (utime and stime of /proc/<pid>/stat); 0 when it cannot be read. */
+function processTicks(pid: number | null): number {
+  if (pid === null) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
 function quantile(sorted: Float64Array, q: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
 }
@@ -422,17 +453,26 @@ async function runMode(mode: string, seconds: number): Promise<void> {
   const echo = await echoServer();
   console.log(`node ${process.version}, WS_FANOUT=${mode}, ${seconds} s per measurement, WS_BROADCAST_BUFFER ${config.wsBroadcastBuffer}, load avg ${(loadavg()[0] as number).toFixed(2)}`);
 
-  for (const connections of [10, 100]) {
+  for (const connections of process.env['BENCH_ENTRY'] === '0' ? [] : [10, 100]) {
     const window = Number(process.env["BENCH_WINDOW_" + connections] ?? (connections === 10 ? 32 : 8));
     const market = `E${connections}-USD`;
     const keys = await provision(server, connections, [market]);
     const e = await runWorker<{ acked: number; seconds: number }>({ role: 'entry', url: echo.url, keys, market, window, seconds, echo: true });
+    // CPU per acked order, a figure the machine's noise moves less than the rate: the matching thread's
+    // own, and the fan-out child's (from /proc) where there is one.
+    const child = server.fanout?.pid ?? null;
+    const thread = process.threadCpuUsage();
+    const childTicks = processTicks(child);
     const x = await runWorker<{ acked: number; seconds: number; rejects: number }>({ role: 'entry', url: server.wsUrl, keys, market, window, seconds, echo: false });
+    const used = process.threadCpuUsage(thread);
+    const mainMicros = (used.user + used.system) / x.acked;
+    const childMicros = child === null ? null : ((processTicks(child) - childTicks) * 1e6) / TICKS_PER_SECOND / x.acked;
     const echoRate = e.acked / e.seconds;
     const rate = x.acked / x.seconds;
     console.log(
       `order entry, ${connections} connections x ${window} in flight: exchange ${rate.toFixed(0)} acked orders/s (${x.rejects} rejects), ` +
-        `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+        `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%; CPU per order: matching thread ${mainMicros.toFixed(1)} µs` +
+        `${childMicros === null ? '' : `, fan-out child ${childMicros.toFixed(1)} µs`}; load avg ${(loadavg()[0] as number).toFixed(2)}`,
     );
   }
   await echo.close();

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import { FrameWriter } from '../../src/server/ws/frame-writer.ts';
 import { textFrameHeader, WireFrame } from '../../src/server/ws/wire-frame.ts';
 
 describe('ws: frames framed once for every subscriber', () => {
@@ -36,6 +37,52 @@ describe('ws: frames framed once for every subscriber', () => {
       client.on('error', reject);
     });
     expect(got).to.deep.equal(texts);
+    client.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+
+  it('joins one flush of strings, payload bytes and framed bytes into one write a real ws client reads frame by frame', async () => {
+    // Texts of every length form, multi-byte and astral characters, and a lone surrogate (encoded as
+    // U+FFFD, as `ws` encodes it), given as strings, as payload bytes, as one framed delta, and as a
+    // framed run of two; two flushes, so the writer is seen to start empty again.
+    const texts = ['{"type":"ack"}', `{"pad":"${'é'.repeat(70)}"}`, `{"pad":"${'x'.repeat(300)}"}`, '{"s":"\ud83d\ude00 😀"}', `{"big":"${'y'.repeat(70_000)}"}`, '{"lone":"\ud800"}', '"\ud800"'];
+    // What a client reads of each: the text as UTF-8 encodes it (lone surrogates become U+FFFD).
+    const expected = texts.map((t) => Buffer.from(t).toString('utf8'));
+    const wire = (text: string): Buffer => new WireFrame(Buffer.from(text)).wire;
+    const writer = new FrameWriter();
+    const http = createServer();
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+    const flushes: Buffer[] = [];
+    http.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, () => {
+      writer.add(texts[0] as string, false);
+      writer.add(Buffer.from(texts[1] as string), false);
+      writer.add(wire(texts[2] as string), true);
+      flushes.push(writer.take());
+      writer.add(texts[3] as string, false);
+      writer.add(Buffer.concat([wire(texts[4] as string), wire(texts[5] as string)]), true);
+      writer.add(texts[6] as string, false);
+      flushes.push(writer.take());
+      for (const f of flushes) socket.write(f);
+    }));
+    http.listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false, skipUTF8Validation: true });
+    const got: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      client.on('message', (data, isBinary) => {
+        got.push(isBinary ? 'binary' : String(data));
+        if (got.length === texts.length) resolve();
+      });
+      client.on('error', reject);
+    });
+    expect(got).to.deep.equal(expected);
+    expect(got[6]).to.equal('"\ufffd"');
+    // A lone framed part is handed on as it is, not copied.
+    const shared = wire('{"one":1}');
+    writer.add(shared, true);
+    expect(writer.take()).to.equal(shared);
     client.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
     http.closeAllConnections();

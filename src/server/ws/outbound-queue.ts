@@ -1,11 +1,12 @@
 // One connection's outbound path, bounded in messages and bytes. Frames wait in our own FIFO and are
-// handed to the socket in batches (one corked write per flush) while the socket is not backed up; a
+// handed to the socket in batches (one write of whole frames per flush, frame-writer.ts) while the socket is not backed up; a
 // frame handed over stays counted until its write callback says the kernel took it. So `depth` counts
 // every message this connection still holds anywhere in the process, which is what the
 // WS_BROADCAST_BUFFER budget limits, and a client that stops reading can never grow our memory.
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import { FrameWriter } from './frame-writer.ts';
 import { WireFrame } from './wire-frame.ts';
 
 export interface OutboundLimits {
@@ -17,7 +18,8 @@ export interface OutboundLimits {
   readonly socketHighWaterBytes: number;
 }
 
-const TEXT = { binary: false } as const;
+/** Flushes run one at a time on one thread: one writer serves every queue. */
+const out = new FrameWriter();
 const BATCH_OPEN = Buffer.from('{"type":"batch","messages":[');
 const BATCH_COMMA = Buffer.from(',');
 const BATCH_CLOSE = Buffer.from(']}');
@@ -107,29 +109,28 @@ export class OutboundQueue {
     if (this.head === this.items.length) return 0;
     const from = this.head;
     // What the socket may still take before it counts as backed up: its own backlog (asked once), then
-    // what this flush hands it. One item is one write and needs no cork.
+    // what this flush hands it.
     let room = this.limits.socketHighWaterBytes - (this.inFlight === 0 ? 0 : this.ws.bufferedAmount);
-    const corked = this.items.length - this.head > 1;
-    if (corked) this.socket.cork();
-    try {
-      while (this.head < this.items.length && room > 0) {
-        const frame = this.items[this.head] as Item;
-        const held = this.queuedBytes;
-        if (frame instanceof Batchable) this.sendBatch();
-        else if (frame instanceof WireFrame && frame.run !== null) this.sendRun(frame);
-        else {
-          this.items[this.head] = undefined;
-          this.head++;
-          this.queuedBytes -= frame.length;
-          this.inFlight++;
-          if (frame instanceof WireFrame) this.socket.write(frame.wire, this.written);
-          else this.ws.send(frame, TEXT, this.written);
-        }
-        room -= held - this.queuedBytes;
+    let messages = 0;
+    while (this.head < this.items.length && room > 0) {
+      const frame = this.items[this.head] as Item;
+      const held = this.queuedBytes;
+      if (frame instanceof Batchable) messages += this.takeBatch(out);
+      else if (frame instanceof WireFrame && frame.run !== null) messages += this.takeRun(frame, out);
+      else {
+        this.items[this.head] = undefined;
+        this.head++;
+        this.queuedBytes -= frame.length;
+        out.add(frame instanceof WireFrame ? frame.wire : frame, frame instanceof WireFrame);
+        messages++;
       }
-    } finally {
-      if (corked) this.socket.uncork();
+      room -= held - this.queuedBytes;
     }
+    // Everything this flush hands over leaves as one write of whole frames: one pass through the
+    // stream and one system call, however many frames (an order's ack and its private events, a
+    // turn's deltas). `ws` would frame each message on its own, two stream writes apiece.
+    this.inFlight += messages;
+    this.socket.write(out.take(), messages === 1 ? this.written : () => this.writtenMany(messages));
     const sent = this.head - from;
     if (this.head === this.items.length) {
       this.items = [];
@@ -143,8 +144,8 @@ export class OutboundQueue {
 
   // The run of batchable frames at the head, as one frame: the deltas' own encoded bytes joined, so no
   // delta is serialized again. A run stops at the first other frame (an ack keeps its place) and at
-  // the socket's high-water mark in bytes.
-  private sendBatch(): void {
+  // the socket's high-water mark in bytes. Returns the messages it took.
+  private takeBatch(out: FrameWriter): number {
     const parts: Buffer[] = [BATCH_OPEN];
     let messages = 0;
     let bytes = 0;
@@ -160,14 +161,14 @@ export class OutboundQueue {
       messages++;
     }
     parts.push(BATCH_CLOSE);
-    this.inFlight += messages;
-    this.ws.send(Buffer.concat(parts), TEXT, () => this.writtenMany(messages));
+    out.add(Buffer.concat(parts), false);
+    return messages;
   }
 
   // The deltas of this turn's run of one market that sit one after another at the head, from `first`
-  // on, as one write: the run's shared bytes when they are all of it (delta-run.ts). Cut at the
-  // socket's high-water mark, like a batch.
-  private sendRun(first: WireFrame): void {
+  // on: the run's shared bytes when they are all of it (delta-run.ts). Cut at the socket's high-water
+  // mark, like a batch. Returns the messages it took.
+  private takeRun(first: WireFrame, out: FrameWriter): number {
     const run = first.run as NonNullable<WireFrame['run']>;
     let count = 0;
     let bytes = 0;
@@ -181,9 +182,8 @@ export class OutboundQueue {
       bytes += item.length;
       count++;
     }
-    this.inFlight += count;
-    if (count === 1) this.socket.write(first.wire, this.written);
-    else this.socket.write(run.wire(first.runIndex, count), () => this.writtenMany(count));
+    out.add(count === 1 ? first.wire : run.wire(first.runIndex, count), true);
+    return count;
   }
 
   /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */

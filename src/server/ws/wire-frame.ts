@@ -30,17 +30,29 @@ export class WireFrame {
 
 /** FIN + opcode 1 (text), no mask, then the payload length in 7, 7+16 or 7+64 bits. */
 export function textFrameHeader(length: number): Buffer {
-  if (length < 126) return Buffer.from([0x81, length]);
-  if (length < 65536) {
-    const h = Buffer.alloc(4);
-    h[0] = 0x81;
-    h[1] = 126;
-    h.writeUInt16BE(length, 2);
-    return h;
+  const header = Buffer.allocUnsafe(textHeaderLength(length));
+  writeTextHeader(header, 0, length);
+  return header;
+}
+
+/** The bytes of a text frame's header for a payload of `length` bytes. */
+export function textHeaderLength(length: number): number {
+  return length < 126 ? 2 : length < 65536 ? 4 : 10;
+}
+
+/** Writes a text frame's header for a payload of `length` bytes at `at`; returns where the payload starts. */
+export function writeTextHeader(buffer: Buffer, at: number, length: number): number {
+  buffer[at] = 0x81;
+  if (length < 126) {
+    buffer[at + 1] = length;
+    return at + 2;
   }
-  const h = Buffer.alloc(10);
-  h[0] = 0x81;
-  h[1] = 127;
-  h.writeBigUInt64BE(BigInt(length), 2);
-  return h;
+  if (length < 65536) {
+    buffer[at + 1] = 126;
+    buffer.writeUInt16BE(length, at + 2);
+    return at + 4;
+  }
+  buffer[at + 1] = 127;
+  buffer.writeBigUInt64BE(BigInt(length), at + 2);
+  return at + 10;
 }
