@@ -9,7 +9,7 @@ import { isMarketSymbol } from '../../commands/rules.ts';
 import { orderView } from '../../projections/books.ts';
 import { cancelAllReply, orderReply } from '../../projections/order-replies.ts';
 import type { Stamp } from '../clock.ts';
-import { fastAmendOrderBody } from './fast-order-bodies.ts';
+import { fastAmendOrderBody } from '../../commands/fast-order-bodies.ts';
 import { OrderIdParams } from './http-inputs.ts';
 import { CancelAllResponse, OrderResponse } from './response-schemas.ts';
 import { callerOf, defineRoute, type AnyRoute, type Replied } from './route.ts';

@@ -10,7 +10,7 @@ import { submitReply } from '../../projections/order-replies.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import { changeOrder } from './order-routes.ts';
-import { fastAmendOrderBody, fastSubmitOrderBody } from './fast-order-bodies.ts';
+import { fastAmendOrderBody, fastSubmitOrderBody } from '../../commands/fast-order-bodies.ts';
 import { PageQuery, pageBackwards, pageLimit, wantsPage } from './paging.ts';
 import {
   FillSchema,

@@ -86,11 +86,15 @@ export function pongFrame(requestId: string | null): string {
   return text<'pong'>({ type: 'pong', request_id: requestId });
 }
 
-/** The internal trader_id stays out: the frame only ever goes to that trader's own connections. */
-export function privateEventFrame(event: PrivateEvent): Buffer {
+/**
+ * The internal trader_id stays out: the frame only ever goes to that trader's own connections. Text,
+ * not a shared Buffer: a trader has one connection or a few, and each flush copies its frames into one
+ * buffer anyway (frame-writer.ts), so encoding the text there saves a Buffer per event.
+ */
+export function privateEventFrame(event: PrivateEvent): string {
   return event.type === 'fill'
-    ? sharedFrame<'fill'>({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
-    : sharedFrame<'order_state'>({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
+    ? text<'fill'>({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
+    : text<'order_state'>({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
 }
 
 export function adminMessageFrame(message: AdminMessageView): Buffer {

@@ -4,7 +4,7 @@
 // the same output; they never refuse anything themselves: for any body they do not vouch for they return
 // undefined, and the route parses it with zod, which names the problem with its usual code and text.
 // test/http/fast-order-bodies.spec.ts holds them to the schemas on a large generated set of bodies.
-import { CLIENT_ORDER_ID, infinityAsMax, lacksPrice, OrderType, SelfTradePrevention, Side, TimeInForce, type AmendOrderBody, type SubmitOrderBody } from '../../commands/schemas.ts';
+import { CLIENT_ORDER_ID, infinityAsMax, lacksPrice, OrderType, SelfTradePrevention, Side, TimeInForce, type AmendOrderBody, type SubmitOrderBody } from './schemas.ts';
 
 const SIDES: ReadonlySet<unknown> = new Set(Side.options);
 const ORDER_TYPES: ReadonlySet<unknown> = new Set(OrderType.options);
