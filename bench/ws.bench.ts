@@ -193,7 +193,7 @@ async function floodWorker(job: FloodJob): Promise<{ acked: number; rejects: num
 }
 
 /** Each connection keeps `window` submit_order frames in flight and counts the replies to them. */
-async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: number; rejects: number }> {
+async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: number; rejects: number; cpuMicros: number }> {
   const sockets = await Promise.all(job.keys.map(() => open(job.url)));
   // Every connection is authenticated before the clock starts: the measured window is order entry only.
   if (!job.echo) await Promise.all(sockets.map((ws, i) => authenticate(ws, job.keys[i] as string)));
@@ -201,6 +201,7 @@ async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: num
   let rejects = 0;
   let running = true;
   const started = now();
+  const cpu = process.threadCpuUsage();
   for (const ws of sockets) {
     let n = 0;
     const send = (): void => {
@@ -220,7 +221,8 @@ async function entryWorker(job: EntryJob): Promise<{ acked: number; seconds: num
   await sleep(job.seconds * 1000);
   running = false;
   const seconds = (now() - started) / 1000;
-  const result = { acked, seconds, rejects };
+  const used = process.threadCpuUsage(cpu);
+  const result = { acked, seconds, rejects, cpuMicros: used.user + used.system };
   for (const ws of sockets) ws.terminate();
   return result;
 }
@@ -463,7 +465,7 @@ async function runMode(mode: string, seconds: number): Promise<void> {
     const child = server.fanout?.pid ?? null;
     const thread = process.threadCpuUsage();
     const childTicks = processTicks(child);
-    const x = await runWorker<{ acked: number; seconds: number; rejects: number }>({ role: 'entry', url: server.wsUrl, keys, market, window, seconds, echo: false });
+    const x = await runWorker<{ acked: number; seconds: number; rejects: number; cpuMicros: number }>({ role: 'entry', url: server.wsUrl, keys, market, window, seconds, echo: false });
     const used = process.threadCpuUsage(thread);
     const mainMicros = (used.user + used.system) / x.acked;
     const childMicros = child === null ? null : ((processTicks(child) - childTicks) * 1e6) / TICKS_PER_SECOND / x.acked;
@@ -472,7 +474,7 @@ async function runMode(mode: string, seconds: number): Promise<void> {
     console.log(
       `order entry, ${connections} connections x ${window} in flight: exchange ${rate.toFixed(0)} acked orders/s (${x.rejects} rejects), ` +
         `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%; CPU per order: matching thread ${mainMicros.toFixed(1)} µs` +
-        `${childMicros === null ? '' : `, fan-out child ${childMicros.toFixed(1)} µs`}; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+        `${childMicros === null ? '' : `, fan-out child ${childMicros.toFixed(1)} µs`}, clients ${(x.cpuMicros / x.acked).toFixed(1)} µs; load avg ${(loadavg()[0] as number).toFixed(2)}`,
     );
   }
   await echo.close();
