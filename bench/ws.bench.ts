@@ -384,14 +384,22 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
     },
   );
   while (release === null) await sleep(20);
+  // CPU of the process that writes the deltas (the fan-out child, or the matching thread inline) per
+  // delta delivered: with one delta per write, mostly the system call.
+  const child = server.fanout?.pid ?? null;
+  const thread = process.threadCpuUsage();
+  const childTicks = processTicks(child);
   const driven = await runWorker<{ sent: number; acked: number; seconds: number }>({ role: 'driver', url: server.wsUrl, key: key as string, markets, rate, seconds, sendTimes, perMarket });
+  const used = process.threadCpuUsage(thread);
+  const writerMicros = child === null ? used.user + used.system : ((processTicks(child) - childTicks) * 1e6) / TICKS_PER_SECOND;
   (release as () => void)();
   const r = await subs;
   const lat = r.latencies.sort();
   console.log(
     `fan-out ${subscribers} subscribers${raw ? ' (raw client)' : ''} over ${marketCount} market(s) at ${rate} cmd/s: sent ${(driven.sent / driven.seconds).toFixed(0)} cmd/s, acked ${driven.acked}/${driven.sent}; ` +
       `delivered ${(r.delivered / driven.seconds).toFixed(0)} deltas/s (expected ${((driven.sent * subscribers) / marketCount / driven.seconds).toFixed(0)}); ` +
-      `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+      `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}; ` +
+      `${child === null ? 'matching thread' : 'fan-out child'} CPU ${(writerMicros / Math.max(1, r.delivered)).toFixed(2)} µs per delta delivered, ${((100 * writerMicros) / 1e6 / driven.seconds).toFixed(0)}% of a core; load avg ${(loadavg()[0] as number).toFixed(2)}`,
   );
 }
 
