@@ -54,4 +54,18 @@ describe('ws: the fast submit_order check agrees with the zod schema', () => {
     for (const id of ['x'.repeat(256), 'x'.repeat(257), '😀'.repeat(128), '😀'.repeat(129), '😀'.repeat(256), '😀'.repeat(257), lone.repeat(256), lone.repeat(257), `${'😀'.repeat(200)}${lone}${'x'.repeat(56)}`, `${'😀'.repeat(200)}${lone}${'x'.repeat(55)}`, '', null, 5]) agrees(fast, CLIENT_MESSAGE_SCHEMAS.submit_order, { ...order, request_id: id });
     agrees(fast, CLIENT_MESSAGE_SCHEMAS.submit_order, order);
   });
+
+  it('own __proto__ members, as JSON.parse makes them, by hand', () => {
+    for (const text of [
+      '{"__proto__":{"market":"X","side":"BUY","price":1,"quantity":1},"op":"submit_order"}',
+      '{"op":"submit_order","__proto__":{"request_id":"r"},"market":"A-B","side":"SELL","price":2,"quantity":3}',
+      '{"op":"submit_order","market":"A-B","side":"SELL","price":2,"quantity":3,"__proto__":null,"request_id":"r9"}',
+      '{"op":"submit_order","market":"A-B","side":"BUY","quantity":1,"type":"MARKET","__proto__":[1]}',
+    ]) {
+      agrees(fast, CLIENT_MESSAGE_SCHEMAS.submit_order, JSON.parse(text));
+      const answer = parseClientMessage(text);
+      const zod = CLIENT_MESSAGE_SCHEMAS.submit_order.safeParse(JSON.parse(text));
+      expect(answer.ok, text).to.equal(zod.success);
+    }
+  });
 });

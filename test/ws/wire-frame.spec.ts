@@ -47,7 +47,8 @@ describe('ws: frames framed once for every subscriber', () => {
     // Texts of every length form, multi-byte and astral characters, and a lone surrogate (encoded as
     // U+FFFD, as `ws` encodes it), given as strings, as payload bytes, as one framed delta, and as a
     // framed run of two; two flushes, so the writer is seen to start empty again.
-    const texts = ['{"type":"ack"}', `{"pad":"${'é'.repeat(70)}"}`, `{"pad":"${'x'.repeat(300)}"}`, '{"s":"\ud83d\ude00 😀"}', `{"big":"${'y'.repeat(70_000)}"}`, '{"lone":"\ud800"}', '"\ud800"'];
+    // The é texts cross a length form by their UTF-8 bytes, not by their characters (126 and 65,536).
+    const texts = ['{"type":"ack"}', `{"pad":"${'é'.repeat(70)}"}`, `{"pad":"${'x'.repeat(300)}"}`, '{"s":"\ud83d\ude00 😀"}', `{"big":"${'é'.repeat(33_000)}"}`, '{"lone":"\ud800"}', '"\ud800"'];
     // What a client reads of each: the text as UTF-8 encodes it (lone surrogates become U+FFFD).
     const expected = texts.map((t) => Buffer.from(t).toString('utf8'));
     const wire = (text: string): Buffer => new WireFrame(Buffer.from(text)).wire;
@@ -68,7 +69,8 @@ describe('ws: frames framed once for every subscriber', () => {
     }));
     http.listen(0, '127.0.0.1');
     await once(http, 'listening');
-    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false, skipUTF8Validation: true });
+    // UTF-8 validation on: lone surrogates must go out as valid U+FFFD.
+    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false });
     const got: string[] = [];
     await new Promise<void>((resolve, reject) => {
       client.on('message', (data, isBinary) => {

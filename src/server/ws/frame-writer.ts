@@ -8,14 +8,14 @@ import { textHeaderLength, writeTextHeader } from './wire-frame.ts';
 
 export class FrameWriter {
   private readonly parts: (string | Buffer)[] = [];
-  /** Per part: its byte length, negative when the part is already framed. */
+  /** Per part: its byte length, or its bitwise complement (negative, -1 for 0 bytes) when the part is already framed. */
   private readonly lengths: number[] = [];
   private total = 0;
 
   add(part: string | Buffer, framed: boolean): void {
     const bytes = typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
     this.parts.push(part);
-    this.lengths.push(framed ? -bytes : bytes);
+    this.lengths.push(framed ? ~bytes : bytes);
     this.total += framed ? bytes : textHeaderLength(bytes) + bytes;
   }
 
@@ -32,16 +32,21 @@ export class FrameWriter {
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i] as string | Buffer;
         let bytes = lengths[i] as number;
-        if (bytes < 0) bytes = -bytes;
+        if (bytes < 0) bytes = ~bytes;
         else at = writeTextHeader(out, at, bytes);
         if (typeof part === 'string') out.write(part, at, bytes, 'utf8');
         else part.copy(out, at);
         at += bytes;
       }
     }
-    parts.length = 0;
-    lengths.length = 0;
-    this.total = 0;
+    this.clear();
     return out;
+  }
+
+  /** Drops whatever was added and not taken. */
+  clear(): void {
+    this.parts.length = 0;
+    this.lengths.length = 0;
+    this.total = 0;
   }
 }

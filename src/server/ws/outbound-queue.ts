@@ -111,6 +111,9 @@ export class OutboundQueue {
     // What the socket may still take before it counts as backed up: its own backlog (asked once), then
     // what this flush hands it.
     let room = this.limits.socketHighWaterBytes - (this.inFlight === 0 ? 0 : this.ws.bufferedAmount);
+    // The writer is shared by every queue: whatever an earlier flush left in it (it threw between
+    // adding and taking) must not go out on this connection.
+    out.clear();
     let messages = 0;
     while (this.head < this.items.length && room > 0) {
       const frame = this.items[this.head] as Item;
@@ -129,6 +132,8 @@ export class OutboundQueue {
     // Everything this flush hands over leaves as one write of whole frames: one pass through the
     // stream and one system call, however many frames (an order's ack and its private events, a
     // turn's deltas). `ws` would frame each message on its own, two stream writes apiece.
+    // A socket still backed up takes nothing this time: its write callback schedules the next flush.
+    if (messages === 0) return 0;
     this.inFlight += messages;
     this.socket.write(out.take(), messages === 1 ? this.written : () => this.writtenMany(messages));
     const sent = this.head - from;
