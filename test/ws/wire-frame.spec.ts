@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { FrameWriter } from '../../src/server/ws/frame-writer.ts';
 import { textFrameHeader, WireFrame } from '../../src/server/ws/wire-frame.ts';
@@ -19,28 +20,11 @@ describe('ws: frames framed once for every subscriber', () => {
 
   it('is read back by a real ws client as the same text, for each length form', async () => {
     const texts = [10, 300, 70_000].map((size) => JSON.stringify({ type: 'update', pad: 'x'.repeat(size) }));
-    const http = createServer();
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
     // The frames go straight to the upgraded socket, as the outbound queue writes them.
-    http.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, () => {
+    const got = await readBack((socket) => {
       for (const text of texts) socket.write(new WireFrame(Buffer.from(text)).wire);
-    }));
-    http.listen(0, '127.0.0.1');
-    await once(http, 'listening');
-    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false });
-    const got: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      client.on('message', (data, isBinary) => {
-        got.push(isBinary ? 'binary' : String(data));
-        if (got.length === texts.length) resolve();
-      });
-      client.on('error', reject);
-    });
+    }, texts.length);
     expect(got).to.deep.equal(texts);
-    client.terminate();
-    await new Promise<void>((resolve) => wss.close(() => resolve()));
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
   });
 
   it('joins one flush of strings, payload bytes and framed bytes into one write a real ws client reads frame by frame', async () => {
@@ -53,41 +37,51 @@ describe('ws: frames framed once for every subscriber', () => {
     const expected = texts.map((t) => Buffer.from(t).toString('utf8'));
     const wire = (text: string): Buffer => new WireFrame(Buffer.from(text)).wire;
     const writer = new FrameWriter();
-    const http = createServer();
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-    const flushes: Buffer[] = [];
-    http.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, () => {
+    const got = await readBack((socket) => {
       writer.add(texts[0] as string, false);
       writer.add(Buffer.from(texts[1] as string), false);
       writer.add(wire(texts[2] as string), true);
-      flushes.push(writer.take());
+      const first = writer.take();
       writer.add(texts[3] as string, false);
       writer.add(Buffer.concat([wire(texts[4] as string), wire(texts[5] as string)]), true);
       writer.add(texts[6] as string, false);
-      flushes.push(writer.take());
-      for (const f of flushes) socket.write(f);
-    }));
-    http.listen(0, '127.0.0.1');
-    await once(http, 'listening');
-    // UTF-8 validation on: lone surrogates must go out as valid U+FFFD.
-    const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false });
-    const got: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      client.on('message', (data, isBinary) => {
-        got.push(isBinary ? 'binary' : String(data));
-        if (got.length === texts.length) resolve();
-      });
-      client.on('error', reject);
-    });
+      socket.write(first);
+      socket.write(writer.take());
+    }, texts.length);
     expect(got).to.deep.equal(expected);
     expect(got[6]).to.equal('"\ufffd"');
     // A lone framed part is handed on as it is, not copied.
     const shared = wire('{"one":1}');
     writer.add(shared, true);
     expect(writer.take()).to.equal(shared);
+  });
+});
+
+/**
+ * What a real `ws` client (UTF-8 validation on) reads as text messages when `write` puts bytes straight
+ * on an upgraded server socket, as the outbound queue does; the first `count` messages.
+ */
+async function readBack(write: (socket: Duplex) => void, count: number): Promise<string[]> {
+  const http = createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  http.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, () => write(socket)));
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
+  const client = new WebSocket(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/`, { perMessageDeflate: false });
+  const got: string[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      client.on('message', (data, isBinary) => {
+        got.push(isBinary ? 'binary' : String(data));
+        if (got.length === count) resolve();
+      });
+      client.on('error', reject);
+    });
+  } finally {
     client.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-});
+  }
+  return got;
+}
