@@ -21,14 +21,16 @@ function filesUnder(dir: string): string[] {
 interface Import {
   readonly what: string;
   readonly from: string;
+  /** `import type` / `export type`: erased, loads nothing. */
+  readonly typeOnly: boolean;
 }
 
 function importsOf(source: string): Import[] {
   const out: Import[] = [];
   const re = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g;
-  for (let m = re.exec(source); m !== null; m = re.exec(source)) out.push({ what: (m[2] ?? '').trim(), from: m[3] ?? '' });
+  for (let m = re.exec(source); m !== null; m = re.exec(source)) out.push({ what: (m[2] ?? '').trim(), from: m[3] ?? '', typeOnly: m[1] !== undefined });
   const dynamic = /import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
-  for (let m = dynamic.exec(source); m !== null; m = dynamic.exec(source)) out.push({ what: '(dynamic)', from: m[1] ?? '' });
+  for (let m = dynamic.exec(source); m !== null; m = dynamic.exec(source)) out.push({ what: '(dynamic)', from: m[1] ?? '', typeOnly: false });
   return out;
 }
 
@@ -63,5 +65,33 @@ describe('architecture: the core imports no I/O, clock or random source', () => 
   it('would catch a forbidden import', () => {
     const imports = importsOf("import { Client } from 'pg';\nimport express from 'express';\nconst fs = await import('node:fs');");
     expect(imports.map((i) => i.from)).to.deep.equal(['pg', 'express', 'node:fs']);
+  });
+});
+
+/** The packages and node: modules a file loads, following its relative value imports (type imports load nothing). */
+function packagesLoadedBy(file: string, seen = new Set<string>()): Set<string> {
+  const packages = new Set<string>();
+  if (seen.has(file)) return packages;
+  seen.add(file);
+  for (const { from, typeOnly } of importsOf(readFileSync(join(ROOT, file), 'utf8'))) {
+    if (typeOnly) continue;
+    if (from.startsWith('.')) for (const p of packagesLoadedBy(relative(ROOT, join(ROOT, file, '..', from)), seen)) packages.add(p);
+    else packages.add(from);
+  }
+  return packages;
+}
+
+describe('architecture: the log pipeline\'s worker threads start light', () => {
+  // A worker frames and hashes; it never checks an event's shape, and loading the schemas (zod) was
+  // most of its start, paid at the beginning of every recovery and replay.
+  it('chunk-worker.ts does not load zod, through any of its imports', () => {
+    const loaded = packagesLoadedBy('src/server/persistence/pipeline/chunk-worker.ts');
+    expect([...loaded]).to.include('node:worker_threads');
+    expect([...loaded]).to.include('node:crypto');
+    expect([...loaded]).to.not.include('zod');
+  });
+
+  it('would see zod loaded through a chain of imports', () => {
+    expect([...packagesLoadedBy('src/server/persistence/pipeline/well-formed-event.ts')]).to.include('zod');
   });
 });

@@ -21,6 +21,7 @@ import { migrate } from '../../src/server/persistence/postgres/migrator.ts';
 import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
 import { processedChunks } from '../../src/server/persistence/pipeline/chunk-pipeline.ts';
 import { processChunk } from '../../src/server/persistence/pipeline/chunk-work.ts';
+import { wellFormedEvent } from '../../src/server/persistence/pipeline/well-formed-event.ts';
 import { compileEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
 import { parseEvent } from '../../src/events/event-schema.ts';
 import { fixturePath, FIXTURES, type Expected } from '../../replay/fixtures.ts';
@@ -125,7 +126,7 @@ describe('pipelined replay and recovery', function () {
     expect(stateHash(many.exchange.state)).to.equal(live);
     // The framing of a one-chunk log does not vouch for that line: what it would fold has a member no
     // event has.
-    const chunk = processChunk({ id: 0, format: 'ndjson', bytes: new TextEncoder().encode(doubled.join('\n') + '\n'), prev: GENESIS_HASH, context: null, validate: true });
+    const chunk = processChunk({ id: 0, format: 'ndjson', bytes: new TextEncoder().encode(doubled.join('\n') + '\n'), prev: GENESIS_HASH, context: null, validate: true }, wellFormedEvent);
     expect(chunk.ok).to.equal(false);
   });
 

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
 import { processChunk, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
 import { compiledEventCheck } from './compiled-event-check.ts';
+import { wellFormedEvent } from './well-formed-event.ts';
 
 export interface PipelineOptions {
   readonly format: ChunkFormat;
@@ -141,7 +142,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
       }
     }
     // Without a pool the log is one chunk, processed here, shape included (cheaper than compiling the check).
-    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk({ ...r, validate: options.validate })) : pool.submit(r));
+    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk({ ...r, validate: options.validate }, wellFormedEvent)) : pool.submit(r));
     while (inFlight.length > 0) yield await (inFlight.shift() as Promise<ChunkResult>);
   } finally {
     // Results nobody will read must not reject unhandled.
