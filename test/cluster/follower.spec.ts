@@ -47,6 +47,15 @@ async function watcher(wsUrl: string, apiKey: string): Promise<WsTestClient> {
 
 const content = (frames: readonly Frame[]) => frames.filter((f) => f.type !== 'heartbeat' && f.type !== 'pong');
 
+/** The sequence of the last l3 snapshot or delta of a market among the frames (-1: none). */
+function lastL3Sequence(frames: readonly Frame[], market: string): number {
+  for (let i = frames.length - 1; i >= 0; i--) {
+    const f = frames[i] as Frame;
+    if (f['market'] === market && (f.type === 'delta' || f.type === 'snapshot')) return Number(f['sequence']);
+  }
+  return -1;
+}
+
 describe('cluster: followers', function () {
   this.timeout(120_000);
   let url: string;
@@ -102,6 +111,9 @@ describe('cluster: followers', function () {
     try {
       const head = await more(400);
       await reachSeq(follower.url, head);
+      // The leader's own frames may still be on their way (its fan-out child writes them): wait for
+      // every market's l3 to reach the leader's sequence there first, then for the follower's frames.
+      await until('the leader\'s frames', () => SESSION_MARKETS.every((m) => lastL3Sequence(onLeader.history, m.market_id) === leader.context.service.state.marketData.sequence(m.market_id)));
       await until('the follower\'s frames', () => content(onFollower.history).length >= content(onLeader.history).length);
       const leaderFrames = content(onLeader.history);
       expect(leaderFrames.filter((f) => f.type !== 'snapshot' && f.type !== 'subscribed').length).to.be.greaterThan(100);
