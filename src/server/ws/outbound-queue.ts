@@ -1,6 +1,6 @@
 // One connection's outbound path, bounded in messages and bytes. Frames wait in our own FIFO and are
-// handed to the socket in batches (one write of whole frames per flush, frame-writer.ts) while the socket is not backed up; a
-// frame handed over stays counted until its write callback says the kernel took it. So `depth` counts
+// handed to the socket in batches (one write of whole frames per flush, frame-writer.ts) while the
+// socket is not backed up; a frame handed over stays counted until its write callback says the kernel took it. So `depth` counts
 // every message this connection still holds anywhere in the process, which is what the
 // WS_BROADCAST_BUFFER budget limits, and a client that stops reading can never grow our memory.
 import type { Duplex } from 'node:stream';
@@ -114,29 +114,28 @@ export class OutboundQueue {
     // The writer is shared by every queue: whatever an earlier flush left in it (it threw between
     // adding and taking) must not go out on this connection.
     out.clear();
-    let messages = 0;
     while (this.head < this.items.length && room > 0) {
       const frame = this.items[this.head] as Item;
       const held = this.queuedBytes;
-      if (frame instanceof Batchable) messages += this.takeBatch(out);
-      else if (frame instanceof WireFrame && frame.run !== null) messages += this.takeRun(frame, out);
+      if (frame instanceof Batchable) this.takeBatch(out);
+      else if (frame instanceof WireFrame && frame.run !== null) this.takeRun(frame, out);
       else {
         this.items[this.head] = undefined;
         this.head++;
         this.queuedBytes -= frame.length;
         out.add(frame instanceof WireFrame ? frame.wire : frame, frame instanceof WireFrame);
-        messages++;
       }
       room -= held - this.queuedBytes;
     }
     // Everything this flush hands over leaves as one write of whole frames: one pass through the
     // stream and one system call, however many frames (an order's ack and its private events, a
     // turn's deltas). `ws` would frame each message on its own, two stream writes apiece.
-    // A socket still backed up takes nothing this time: its write callback schedules the next flush.
-    if (messages === 0) return 0;
-    this.inFlight += messages;
-    this.socket.write(out.take(), messages === 1 ? this.written : () => this.writtenMany(messages));
+    // Each item taken is one message (a batch or a run counts each of its deltas). A socket still
+    // backed up takes nothing this time: its write callback schedules the next flush.
     const sent = this.head - from;
+    if (sent === 0) return 0;
+    this.inFlight += sent;
+    this.socket.write(out.take(), sent === 1 ? this.written : () => this.writtenMany(sent));
     if (this.head === this.items.length) {
       this.items = [];
       this.head = 0;
@@ -149,8 +148,8 @@ export class OutboundQueue {
 
   // The run of batchable frames at the head, as one frame: the deltas' own encoded bytes joined, so no
   // delta is serialized again. A run stops at the first other frame (an ack keeps its place) and at
-  // the socket's high-water mark in bytes. Returns the messages it took.
-  private takeBatch(out: FrameWriter): number {
+  // the socket's high-water mark in bytes.
+  private takeBatch(out: FrameWriter): void {
     const parts: Buffer[] = [BATCH_OPEN];
     let messages = 0;
     let bytes = 0;
@@ -167,13 +166,12 @@ export class OutboundQueue {
     }
     parts.push(BATCH_CLOSE);
     out.add(Buffer.concat(parts), false);
-    return messages;
   }
 
   // The deltas of this turn's run of one market that sit one after another at the head, from `first`
   // on: the run's shared bytes when they are all of it (delta-run.ts). Cut at the socket's high-water
-  // mark, like a batch. Returns the messages it took.
-  private takeRun(first: WireFrame, out: FrameWriter): number {
+  // mark, like a batch.
+  private takeRun(first: WireFrame, out: FrameWriter): void {
     const run = first.run as NonNullable<WireFrame['run']>;
     let count = 0;
     let bytes = 0;
@@ -188,7 +186,6 @@ export class OutboundQueue {
       count++;
     }
     out.add(count === 1 ? first.wire : run.wire(first.runIndex, count), true);
-    return count;
   }
 
   /** Calls `resume` once, when no more than `depth` messages are held (the writes have caught up). */
