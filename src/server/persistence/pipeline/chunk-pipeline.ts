@@ -99,7 +99,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
   let first = true;
 
   const request = (bytes: Uint8Array, ctx: Uint8Array | null): ChunkRequest => {
-    const r: ChunkRequest = { id: id++, format: options.format, bytes, prev: first ? options.startHash : null, context: first ? null : ctx, validate: false };
+    const r: ChunkRequest = { id: id++, format: options.format, bytes, prev: first ? options.startHash : null, context: first ? null : ctx };
     first = false;
     return r;
   };
@@ -142,7 +142,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
       }
     }
     // Without a pool the log is one chunk, processed here, shape included (cheaper than compiling the check).
-    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk({ ...r, validate: options.validate }, wellFormedEvent)) : pool.submit(r));
+    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)) : pool.submit(r));
     while (inFlight.length > 0) yield await (inFlight.shift() as Promise<ChunkResult>);
   } finally {
     // Results nobody will read must not reject unhandled.
