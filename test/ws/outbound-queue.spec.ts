@@ -37,7 +37,8 @@ interface Harness {
   readonly queue: OutboundQueue;
   readonly ws: { readyState: number; bufferedAmount: number };
   readonly writes: { buffer: Buffer; done: () => void }[];
-  scheduled: number;
+  /** Times the queue asked to be flushed. */
+  readonly scheduled: number;
   /** Calls back every write so far (the kernel took them). */
   drain(): void;
 }
@@ -45,6 +46,7 @@ interface Harness {
 function harness(highWater = 256 * 1024): Harness {
   const ws = { readyState: 1, bufferedAmount: 0 };
   const writes: { buffer: Buffer; done: () => void }[] = [];
+  let scheduled = 0;
   const socket = {
     write(buffer: Buffer, done: () => void): boolean {
       writes.push({ buffer, done });
@@ -52,20 +54,21 @@ function harness(highWater = 256 * 1024): Harness {
       return true;
     },
   };
-  const h: Harness = {
-    queue: undefined as unknown as OutboundQueue,
+  const scheduler = { schedule: () => scheduled++, atTurnEnd: () => {} } as unknown as FlushScheduler;
+  const queue = new OutboundQueue(ws as unknown as WebSocket, socket as unknown as Duplex, { broadcastBuffer: 1000, hardCap: 2000, maxQueuedBytes: 1 << 24, socketHighWaterBytes: highWater }, scheduler);
+  return {
+    queue,
     ws,
     writes,
-    scheduled: 0,
+    get scheduled() {
+      return scheduled;
+    },
     drain() {
       const pending = writes.splice(0);
       ws.bufferedAmount = 0;
       for (const w of pending) w.done();
     },
   };
-  const scheduler = { schedule: () => h.scheduled++, atTurnEnd: () => {} } as unknown as FlushScheduler;
-  (h as { queue: OutboundQueue }).queue = new OutboundQueue(ws as unknown as WebSocket, socket as unknown as Duplex, { broadcastBuffer: 1000, hardCap: 2000, maxQueuedBytes: 1 << 24, socketHighWaterBytes: highWater }, scheduler);
-  return h;
 }
 
 const delta = (text: string): WireFrame => new WireFrame(Buffer.from(text));
