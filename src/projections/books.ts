@@ -470,7 +470,3 @@ export function byCreatedThenId(a: { created_at: string; id: string }, b: { crea
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
-
-export function sideSign(side: Side): 1 | -1 {
-  return side === 'BUY' ? 1 : -1;
-}
