@@ -13,6 +13,12 @@
 // fourth field `raw` (`1000:10:2000:raw`) reads the deltas with bench/raw-ws-client.ts instead of
 // `ws`, so the subscribers cost less than the server they measure.
 //
+// Beside the fan-out, its floor on this machine (BENCH_FANOUT_FLOOR, default `1000:10:2000` with both
+// clients; `0` skips it): the same subscribers and the same paced rate against a writer that is nothing
+// but sockets (a worker thread doing the upgrade by hand, then one socket.write of a pre-framed delta
+// of the exchange's size per subscriber per command): no exchange, no JSON, no queue. What it costs and
+// how late it delivers is what the kernel and the subscribers cost; the exchange's fan-out cannot beat it.
+//
 // The server (and the echo server) run on the main thread; load generators run in worker threads so
 // the server has a core of its own on the 2-core machine (with WS_FANOUT=process the sockets are the
 // server's child process's). Latency uses performance.timeOrigin +
@@ -20,7 +26,8 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import type { AddressInfo, Socket } from 'node:net';
 import { loadavg } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -85,7 +92,19 @@ interface FloodJob {
   readonly seconds: number;
 }
 
-type Job = EntryJob | SubscriberJob | DriverJob | PacedJob | FloodJob;
+interface FloorJob {
+  readonly role: 'floor';
+  readonly markets: readonly string[];
+  readonly subscribers: number;
+  readonly rate: number;
+  readonly seconds: number;
+  readonly sendTimes: SharedArrayBuffer;
+  readonly perMarket: number;
+  /** Bytes of each delta's payload (an l3 delta of the exchange, as measured). */
+  readonly payload: number;
+}
+
+type Job = EntryJob | SubscriberJob | DriverJob | PacedJob | FloodJob | FloorJob;
 
 async function open(url: string): Promise<WebSocket> {
   const ws = new WebSocket(url, { skipUTF8Validation: true, perMessageDeflate: false });
@@ -307,6 +326,100 @@ async function driverWorker(job: DriverJob): Promise<{ sent: number; acked: numb
   return { sent, acked, seconds };
 }
 
+/**
+ * The floor writer: accepts the subscribers' upgrades by hand, reads each one's subscribe frame for its
+ * market, then sends `rate` deltas/s round robin over the markets, each one socket.write per subscriber
+ * of its market, recording the send time as the driver does.
+ */
+async function floorWorker(job: FloorJob): Promise<{ sent: number; seconds: number; cpuMicros: number }> {
+  const sendTimes = new Float64Array(job.sendTimes);
+  const byMarket = job.markets.map((): Socket[] => []);
+  let subscribed = 0;
+  const server = createServer();
+  server.on('upgrade', (req, socket: Socket) => {
+    const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.setNoDelay(true);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    let pending: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      pending = Buffer.concat([pending, chunk]);
+      // One small masked client frame: header, 4-byte mask, payload.
+      const length = (pending[1] as number) & 127;
+      if (pending.length < 6 + length) return;
+      const text = Buffer.from(pending.subarray(6, 6 + length).map((b, i) => b ^ (pending[2 + (i % 4)] as number))).toString('utf8');
+      const market = job.markets.indexOf((JSON.parse(text) as { market: string }).market);
+      (byMarket[market] as Socket[]).push(socket);
+      subscribed++;
+      socket.off('data', onData);
+      socket.on('data', () => {});
+    };
+    socket.on('data', onData);
+    socket.on('error', () => {});
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  parentPort?.postMessage({ port: (server.address() as AddressInfo).port });
+  await once(parentPort as NonNullable<typeof parentPort>, 'message');
+  while (subscribed < job.subscribers) await sleep(10);
+  const counts = job.markets.map(() => 0);
+  let sent = 0;
+  const cpu = process.threadCpuUsage();
+  const started = now();
+  const total = job.rate * job.seconds;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((now() - started) / 1000) * job.rate));
+    for (; sent < due; sent++) {
+      const m = sent % job.markets.length;
+      const k = counts[m] as number;
+      counts[m] = k + 1;
+      const head = `{"type":"delta","channel":"l3","market":"${job.markets[m] as string}","sequence":${k + 1},"pad":"`;
+      const payload = Buffer.from(`${head}${'x'.repeat(Math.max(0, job.payload - head.length - 2))}"}`);
+      const frame = Buffer.concat([payload.length < 126 ? Buffer.from([0x81, payload.length]) : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff]), payload]);
+      if (k < job.perMarket) sendTimes[m * job.perMarket + k] = now();
+      for (const socket of byMarket[m] as Socket[]) socket.write(frame);
+    }
+    await sleep(1);
+  }
+  const seconds = (now() - started) / 1000;
+  const used = process.threadCpuUsage(cpu);
+  await sleep(300);
+  for (const sockets of byMarket) for (const socket of sockets) socket.destroy();
+  server.close();
+  return { sent, seconds, cpuMicros: used.user + used.system };
+}
+
+/** The fan-out floor (see the head of this file) for one scenario, with `ws` or raw subscribers. */
+async function fanOutFloor(label: string, subscribers: number, marketCount: number, rate: number, seconds: number, raw: boolean, payload: number): Promise<void> {
+  const markets = Array.from({ length: marketCount }, (_, i) => `Z${label}${i}-USD`);
+  const perMarket = Math.ceil((rate * seconds) / marketCount) + 10;
+  const sendTimes = new SharedArrayBuffer(8 * perMarket * marketCount);
+  let go: (() => void) | null = null;
+  let port = 0;
+  const writer = runWorker<{ sent: number; seconds: number; cpuMicros: number }>({ role: 'floor', markets, subscribers, rate, seconds, sendTimes, perMarket, payload }, (worker, msg) => {
+    port = (msg as { port: number }).port;
+    go = () => worker.postMessage('go');
+  });
+  while (go === null) await sleep(20);
+  let release: (() => void) | null = null;
+  const subs = runWorker<{ delivered: number; resyncs: number; gaps: number; latencies: Float64Array }>(
+    { role: 'subscribers', url: `ws://127.0.0.1:${port}/ws`, markets, count: subscribers, sendTimes, perMarket, bases: markets.map(() => 0), raw },
+    (worker) => {
+      release = () => worker.postMessage('stop');
+    },
+  );
+  while (release === null) await sleep(20);
+  (go as () => void)();
+  const w = await writer;
+  (release as () => void)();
+  const r = await subs;
+  const lat = r.latencies.sort();
+  console.log(
+    `floor: plain sockets, ${subscribers} subscribers${raw ? ' (raw client)' : ''} over ${marketCount} market(s) at ${rate} deltas/s, ${payload} B each: ` +
+      `delivered ${(r.delivered / w.seconds).toFixed(0)}/s (expected ${((w.sent * subscribers) / marketCount / w.seconds).toFixed(0)}); send->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; gaps ${r.gaps}; ` +
+      `writer CPU ${(w.cpuMicros / Math.max(1, r.delivered)).toFixed(2)} µs per delta delivered, ${((100 * w.cpuMicros) / 1e6 / w.seconds).toFixed(0)}% of a core; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+  );
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 function runWorker<T>(job: Job, onMessage?: (worker: Worker, msg: unknown) => void): Promise<T> {
@@ -445,6 +558,13 @@ async function fairness(seconds: number, mode: string): Promise<void> {
 
 async function main(): Promise<void> {
   const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
+  const floors = process.env['BENCH_FANOUT_FLOOR'] ?? '1000:10:2000,1000:10:2000:raw';
+  if (floors !== '0') {
+    for (const [i, s] of floors.split(',').entries()) {
+      const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
+      await fanOutFloor(String(i), subs, marketCount, rate, seconds, s.endsWith(':raw'), Number(process.env['BENCH_DELTA_BYTES'] ?? 200));
+    }
+  }
   for (const mode of (process.env['BENCH_FANOUT_MODES'] ?? 'process,inline').split(',')) await runMode(mode, seconds);
 }
 
@@ -510,6 +630,8 @@ if (isMainThread) {
           ? await pacedWorker(job)
           : job.role === 'flood'
             ? await floodWorker(job)
-            : await driverWorker(job);
+            : job.role === 'floor'
+              ? await floorWorker(job)
+              : await driverWorker(job);
   parentPort?.postMessage({ result });
 }
