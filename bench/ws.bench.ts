@@ -18,6 +18,7 @@
 // but sockets (a worker thread doing the upgrade by hand, then one socket.write of a pre-framed delta
 // of the exchange's size per subscriber per command): no exchange, no JSON, no queue. What it costs and
 // how late it delivers is what the kernel and the subscribers cost; the exchange's fan-out cannot beat it.
+// A fan-out line of the same scenario prints its p99 and its writer's CPU per delta against the floor's.
 //
 // The server (and the echo server) run on the main thread; load generators run in worker threads so
 // the server has a core of its own on the 2-core machine (with WS_FANOUT=process the sockets are the
@@ -388,6 +389,9 @@ async function floorWorker(job: FloorJob): Promise<{ sent: number; seconds: numb
   return { sent, seconds, cpuMicros: used.user + used.system };
 }
 
+/** The floor's p99 and writer CPU per delta by scenario (`subs:markets:rate` plus `:raw`), the reference of the fan-out lines. */
+const floorOf = new Map<string, { p99: number; cpuPerDelta: number }>();
+
 /** The fan-out floor (see the head of this file) for one scenario, with `ws` or raw subscribers. */
 async function fanOutFloor(label: string, subscribers: number, marketCount: number, rate: number, seconds: number, raw: boolean, payload: number): Promise<void> {
   const markets = Array.from({ length: marketCount }, (_, i) => `Z${label}${i}-USD`);
@@ -413,6 +417,7 @@ async function fanOutFloor(label: string, subscribers: number, marketCount: numb
   (release as () => void)();
   const r = await subs;
   const lat = r.latencies.sort();
+  floorOf.set(`${subscribers}:${marketCount}:${rate}${raw ? ':raw' : ''}`, { p99: quantile(lat, 0.99), cpuPerDelta: w.cpuMicros / Math.max(1, r.delivered) });
   console.log(
     `floor: plain sockets, ${subscribers} subscribers${raw ? ' (raw client)' : ''} over ${marketCount} market(s) at ${rate} deltas/s, ${payload} B each: ` +
       `delivered ${(r.delivered / w.seconds).toFixed(0)}/s (expected ${((w.sent * subscribers) / marketCount / w.seconds).toFixed(0)}); send->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; gaps ${r.gaps}; ` +
@@ -508,11 +513,14 @@ async function fanOut(server: RunningServer, label: string, subscribers: number,
   (release as () => void)();
   const r = await subs;
   const lat = r.latencies.sort();
+  const floor = floorOf.get(`${subscribers}:${marketCount}:${rate}${raw ? ':raw' : ''}`);
+  const cpuPerDelta = writerMicros / Math.max(1, r.delivered);
   console.log(
     `fan-out ${subscribers} subscribers${raw ? ' (raw client)' : ''} over ${marketCount} market(s) at ${rate} cmd/s: sent ${(driven.sent / driven.seconds).toFixed(0)} cmd/s, acked ${driven.acked}/${driven.sent}; ` +
       `delivered ${(r.delivered / driven.seconds).toFixed(0)} deltas/s (expected ${((driven.sent * subscribers) / marketCount / driven.seconds).toFixed(0)}); ` +
       `command->delivery p50 ${quantile(lat, 0.5).toFixed(2)} ms, p99 ${quantile(lat, 0.99).toFixed(2)} ms, max ${quantile(lat, 1).toFixed(2)} ms; resyncs ${r.resyncs}, gaps ${r.gaps}; ` +
-      `${child === null ? 'matching thread' : 'fan-out child'} CPU ${(writerMicros / Math.max(1, r.delivered)).toFixed(2)} µs per delta delivered, ${((100 * writerMicros) / 1e6 / driven.seconds).toFixed(0)}% of a core; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+      `${child === null ? 'matching thread' : 'fan-out child'} CPU ${cpuPerDelta.toFixed(2)} µs per delta delivered, ${((100 * writerMicros) / 1e6 / driven.seconds).toFixed(0)}% of a core; ` +
+      `${floor === undefined ? '' : `against the floor: p99 ${(quantile(lat, 0.99) / floor.p99).toFixed(1)}x, CPU per delta ${(cpuPerDelta / floor.cpuPerDelta).toFixed(2)}x; `}load avg ${(loadavg()[0] as number).toFixed(2)}`,
   );
 }
 
