@@ -3,6 +3,7 @@
 // link must still be checked (a fault anywhere, at a boundary too, is named by its seq as the
 // sequential verifier names it), and logs of both schema versions read as before.
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,6 +156,39 @@ describe('pipelined replay and recovery', function () {
       const { exchange } = await rebuild({ file: fixturePath(name, 'ndjson'), quiet: true, workers: 2, chunkBytes: 2048 });
       expect(stateHash(exchange.state), name).to.equal(want.state_hash);
     }
+  });
+
+  it('cuts a source in any pieces into chunks of whole lines that together are the source, while reusing its buffers', async () => {
+    // Chunk buffers go to a worker, come back and are reused once the next result is asked for: every
+    // chunk must still hold exactly its bytes when it is handed over, whatever the pieces the source
+    // arrives in (one line over many pieces, many lines in one, lines longer than a chunk).
+    const chunkBytes = 512;
+    const line = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ minLength: 500, maxLength: 1400 })).map((t) => t.replace(/\n/g, ' '));
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 20 }), fc.boolean(), async (lines, cuts, lastNewline) => {
+        const source = Buffer.from(lines.join('\n') + (lastNewline ? '\n' : ''));
+        async function* pieces() {
+          let at = 0;
+          for (let i = 0; at < source.length; i++) {
+            const n = cuts[i % cuts.length] as number;
+            yield Buffer.from(source.subarray(at, at + n));
+            at += n;
+          }
+        }
+        const seen: Buffer[] = [];
+        for await (const chunk of processedChunks(pieces(), { format: 'ndjson', startHash: GENESIS_HASH, validate: false, workers: 2, chunkBytes })) {
+          const bytes = Buffer.from(chunk.bytes);
+          seen.push(bytes);
+          // Longer than chunkBytes only as one long line.
+          if (bytes.length > chunkBytes) expect(bytes.subarray(0, bytes.length - 1).indexOf(10)).to.equal(-1);
+        }
+        const joined = Buffer.concat(seen);
+        expect(joined.equals(source)).to.equal(true);
+        // Every chunk but the last ends at a line's end.
+        for (const chunk of seen.slice(0, -1)) expect(chunk[chunk.length - 1]).to.equal(10);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   describe('recovery from PostgreSQL', function () {

@@ -84,7 +84,8 @@ function own(source: Uint8Array, start: number, end: number): Uint8Array {
 
 /**
  * The chunks of a source, processed, in order. The caller must check each result: `ok` and
- * `prevHash` equal to the hash its previous chunk ended with (see chunk-work.ts).
+ * `prevHash` equal to the hash its previous chunk ended with (see chunk-work.ts). A result's `bytes`
+ * are the caller's until it asks for the next result: then they are reused.
  */
 export async function* processedChunks(source: AsyncIterable<Uint8Array>, options: PipelineOptions): AsyncGenerator<ChunkResult> {
   const chunkBytes = options.chunkBytes ?? 256 * 1024;
@@ -103,28 +104,67 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
     first = false;
     return r;
   };
+  // Chunk buffers are reused: each one goes to a worker and comes back with its result, and is free
+  // again once the caller asks for the next result. A fresh 256 KiB buffer per chunk (and another for
+  // joining the source's pieces) made the collector run inside postMessage, for the external memory
+  // they added: 0.03 ms a post at the median, 0.7 ms at the 90th percentile, 6% of a recovery.
+  const free: ArrayBuffer[] = [];
+  let lent: ChunkResult | null = null;
+  const take = (size: number): Uint8Array => {
+    const buffer = free.pop() ?? new ArrayBuffer(chunkBytes);
+    return new Uint8Array(buffer, 0, size);
+  };
+  const hand = (result: ChunkResult): ChunkResult => {
+    const buffer = lent?.bytes.buffer;
+    if (buffer instanceof ArrayBuffer && buffer.byteLength === chunkBytes) free.push(buffer);
+    lent = result;
+    return result;
+  };
+  // Drops the first n held bytes.
+  const consume = (n: number): void => {
+    heldBytes -= n;
+    const rest: Uint8Array[] = [];
+    for (const piece of held) {
+      if (n >= piece.length) n -= piece.length;
+      else {
+        rest.push(n === 0 ? piece : piece.subarray(n));
+        n = 0;
+      }
+    }
+    held = rest;
+  };
   // Cuts a chunk of about chunkBytes, ending at a newline, off the held bytes (everything at the end).
   const cut = (atEnd: boolean): ChunkRequest | null => {
     if (heldBytes === 0) return null;
-    const all = held.length === 1 ? (held[0] as Uint8Array) : Buffer.concat(held, heldBytes);
-    let end: number;
-    if (atEnd && all.length <= chunkBytes) end = all.length;
+    // The first chunkBytes held (all of them, at the end, when they fit), gathered into a buffer.
+    const size = Math.min(heldBytes, chunkBytes);
+    const gathered = take(size);
+    let at = 0;
+    for (const piece of held) {
+      if (at === size) break;
+      const n = Math.min(piece.length, size - at);
+      gathered.set(n === piece.length ? piece : piece.subarray(0, n), at);
+      at += n;
+    }
+    let end = atEnd && heldBytes <= chunkBytes ? size : gathered.lastIndexOf(10) + 1;
+    let bytes: Uint8Array;
+    if (end > 0) bytes = end === size ? gathered : new Uint8Array(gathered.buffer, 0, end);
     else {
-      end = all.lastIndexOf(10, chunkBytes - 1) + 1;
       // A line longer than a chunk goes out whole.
-      if (end === 0) end = all.indexOf(10, chunkBytes) + 1;
+      free.push(gathered.buffer as ArrayBuffer);
+      const all = held.length === 1 ? (held[0] as Uint8Array) : Buffer.concat(held, heldBytes);
+      end = all.indexOf(10, chunkBytes) + 1;
       if (end === 0) {
         if (!atEnd) return null;
         end = all.length;
       }
+      bytes = own(all, 0, end);
     }
-    const bytes = own(all, 0, end);
     const r = request(bytes, context);
     // The chunk's last line is the next chunk's context.
     const lastStart = bytes.lastIndexOf(10, bytes.length - 2) + 1;
     context = bytes.slice(lastStart);
-    held = end < all.length ? [all.subarray(end)] : [];
-    heldBytes = all.length - end;
+    consume(end);
     return r;
   };
 
@@ -138,12 +178,12 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
         pool ??= new WorkerPool(workerCount);
         inFlight.push(pool.submit(r));
         // Results strictly in order; a full pipeline waits for the oldest.
-        while (inFlight.length >= maxInFlight) yield await (inFlight.shift() as Promise<ChunkResult>);
+        while (inFlight.length >= maxInFlight) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
       }
     }
     // Without a pool the log is one chunk, processed here, shape included (cheaper than compiling the check).
     for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)) : pool.submit(r));
-    while (inFlight.length > 0) yield await (inFlight.shift() as Promise<ChunkResult>);
+    while (inFlight.length > 0) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
   } finally {
     // Results nobody will read must not reject unhandled.
     for (const p of inFlight) p.catch(() => {});
