@@ -37,6 +37,7 @@ import { hashApiKey, newApiKey } from '../src/server/clock.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { openRawWs } from './raw-ws-client.ts';
+import { textFrameHeader } from '../src/server/ws/wire-frame.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -296,16 +297,17 @@ async function subscriberWorker(job: SubscriberJob): Promise<{ delivered: number
   return { delivered, resyncs, gaps, latencies: latencies.slice(0, samples) };
 }
 
-/** Sends `rate` commands/s, round-robin over markets, each one changing its book (rest, then cross). */
-async function driverWorker(job: DriverJob): Promise<{ sent: number; acked: number; seconds: number }> {
-  const sendTimes = new Float64Array(job.sendTimes);
-  const ws = await open(job.url);
-  ws.send(JSON.stringify({ op: 'authenticate', api_key: job.key }));
-  let acked = 0;
-  ws.on('message', (data: Buffer) => {
-    if (data.indexOf('"type":"ack"') >= 0) acked++;
-  });
-  await sleep(100);
+/**
+ * Sends `rate` items a second for `seconds`, round robin over the markets, recording when each market's
+ * k-th left (the subscribers' latency is measured from it): `prepare(m, k)` builds market m's k-th,
+ * before its time is taken, and `send(m, k)` sends it.
+ */
+async function paced(
+  job: { readonly markets: readonly string[]; readonly rate: number; readonly seconds: number; readonly perMarket: number },
+  sendTimes: Float64Array,
+  send: (m: number, k: number) => void,
+  prepare?: (m: number, k: number) => void,
+): Promise<{ sent: number; seconds: number }> {
   const counts = job.markets.map(() => 0);
   let sent = 0;
   const started = now();
@@ -316,12 +318,28 @@ async function driverWorker(job: DriverJob): Promise<{ sent: number; acked: numb
       const m = sent % job.markets.length;
       const k = counts[m] as number;
       counts[m] = k + 1;
+      prepare?.(m, k);
       if (k < job.perMarket) sendTimes[m * job.perMarket + k] = now();
-      ws.send(`{"op":"submit_order","market":"${job.markets[m] as string}","side":"${k % 2 === 0 ? 'BUY' : 'SELL'}","price":100,"quantity":1}`);
+      send(m, k);
     }
     await sleep(1);
   }
-  const seconds = (now() - started) / 1000;
+  return { sent, seconds: (now() - started) / 1000 };
+}
+
+/** Sends `rate` commands/s, round-robin over markets, each one changing its book (rest, then cross). */
+async function driverWorker(job: DriverJob): Promise<{ sent: number; acked: number; seconds: number }> {
+  const sendTimes = new Float64Array(job.sendTimes);
+  const ws = await open(job.url);
+  ws.send(JSON.stringify({ op: 'authenticate', api_key: job.key }));
+  let acked = 0;
+  ws.on('message', (data: Buffer) => {
+    if (data.indexOf('"type":"ack"') >= 0) acked++;
+  });
+  await sleep(100);
+  const { sent, seconds } = await paced(job, sendTimes, (m, k) => {
+    ws.send(`{"op":"submit_order","market":"${job.markets[m] as string}","side":"${k % 2 === 0 ? 'BUY' : 'SELL'}","price":100,"quantity":1}`);
+  });
   await sleep(300);
   ws.terminate();
   return { sent, acked, seconds };
@@ -362,26 +380,16 @@ async function floorWorker(job: FloorJob): Promise<{ sent: number; seconds: numb
   parentPort?.postMessage({ port: (server.address() as AddressInfo).port });
   await once(parentPort as NonNullable<typeof parentPort>, 'message');
   while (subscribed < job.subscribers) await sleep(10);
-  const counts = job.markets.map(() => 0);
-  let sent = 0;
   const cpu = process.threadCpuUsage();
-  const started = now();
-  const total = job.rate * job.seconds;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((now() - started) / 1000) * job.rate));
-    for (; sent < due; sent++) {
-      const m = sent % job.markets.length;
-      const k = counts[m] as number;
-      counts[m] = k + 1;
-      const head = `{"type":"delta","channel":"l3","market":"${job.markets[m] as string}","sequence":${k + 1},"pad":"`;
-      const payload = Buffer.from(`${head}${'x'.repeat(Math.max(0, job.payload - head.length - 2))}"}`);
-      const frame = Buffer.concat([payload.length < 126 ? Buffer.from([0x81, payload.length]) : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff]), payload]);
-      if (k < job.perMarket) sendTimes[m * job.perMarket + k] = now();
-      for (const socket of byMarket[m] as Socket[]) socket.write(frame);
-    }
-    await sleep(1);
-  }
-  const seconds = (now() - started) / 1000;
+  // The frame is built before the send time is taken, as the exchange's delta exists before it leaves.
+  let frame = Buffer.alloc(0);
+  const { sent, seconds } = await paced(job, sendTimes, (m) => {
+    for (const socket of byMarket[m] as Socket[]) socket.write(frame);
+  }, (m, k) => {
+    const head = `{"type":"delta","channel":"l3","market":"${job.markets[m] as string}","sequence":${k + 1},"pad":"`;
+    const payload = Buffer.from(`${head}${'x'.repeat(Math.max(0, job.payload - head.length - 2))}"}`);
+    frame = Buffer.concat([textFrameHeader(payload.length), payload]);
+  });
   const used = process.threadCpuUsage(cpu);
   await sleep(300);
   for (const sockets of byMarket) for (const socket of sockets) socket.destroy();
