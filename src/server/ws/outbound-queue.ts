@@ -1,8 +1,9 @@
 // One connection's outbound path, bounded in messages and bytes. Frames wait in our own FIFO and are
 // handed to the socket in batches (one write of whole frames per flush, frame-writer.ts) while the
-// socket is not backed up; a frame handed over stays counted until its write callback says the kernel took it. So `depth` counts
-// every message this connection still holds anywhere in the process, which is what the
-// WS_BROADCAST_BUFFER budget limits, and a client that stops reading can never grow our memory.
+// socket is not backed up; a frame handed over stays counted until its write callback says the kernel
+// took it. So `depth` counts every message this connection still holds anywhere in the process, which
+// is what the WS_BROADCAST_BUFFER budget limits, and a client that stops reading can never grow our
+// memory.
 import type { Duplex } from 'node:stream';
 import { WebSocket } from 'ws';
 import type { FlushScheduler } from './flush-scheduler.ts';
