@@ -53,6 +53,14 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   const admin = new pg.Client({ connectionString: BASE_URL });
   await admin.connect();
   try {
+    // A pool's end() resolves once it has let go of its clients, before their connections have closed;
+    // dropping with force then terminates a connection still closing, and its client, whose pool no
+    // longer listens, reports that as an uncaught error (seen on a loaded machine). Give them a second.
+    for (let i = 0; i < 20; i++) {
+      const open = await admin.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+      if ((open.rows[0]?.n ?? 0) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await admin.query(`drop database if exists ${name} with (force)`);
   } finally {
     await admin.end();
