@@ -625,7 +625,7 @@ async function runMode(mode: string, seconds: number): Promise<void> {
 
   if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(Number(process.env['BENCH_FAIR_SECONDS'] ?? 5), mode);
 
-  const scenarios = (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:10:2000:raw,1000:1:200,1000:1:2000').split(',');
+  const scenarios = process.env['BENCH_FANOUT'] === '0' ? [] : (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:10:2000:raw,1000:1:200,1000:1:2000').split(',');
   for (const [i, s] of scenarios.entries()) {
     const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
     await fanOut(server, `${mode[0] as string}${i}`, subs, marketCount, rate, seconds, s.endsWith(':raw'));
