@@ -222,18 +222,31 @@ function heapUsed(): number {
   return process.memoryUsage().heapUsed;
 }
 
+/** The V8 heap and the memory of array buffers (typed arrays keep theirs outside the heap), after GC. */
+function memoryUsed(): { heap: number; buffers: number } {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, buffers: m.arrayBuffers };
+}
+
 const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? 300_000);
 
 /** One size, in a process of its own so heap figures are not polluted by the previous size. */
 async function measure(size: number): Promise<void> {
   // Memory: the state alone (a log that keeps nothing), then the same with the in-memory log.
-  let base = heapUsed();
+  // Both the V8 heap and the array buffers (the flat stores' typed columns live outside the heap).
+  let base = memoryUsed();
   let s = setup(size, false);
-  const stateBytes = (heapUsed() - base) / s.exchange.state.books.restingCount;
+  let used = memoryUsed();
+  const stateBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
+  const stateBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
   s = undefined as unknown as Setup;
-  base = heapUsed();
+  base = memoryUsed();
   s = setup(size, true);
-  const withLogBytes = (heapUsed() - base) / s.exchange.state.books.restingCount;
+  used = memoryUsed();
+  const withLogBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
+  const withLogBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
   // Warm up the JIT on a separate slice, then measure.
   await runEngine(s, workload(s, Math.min(50_000, COMMANDS), 99));
   const commands = workload(s, COMMANDS, size);
@@ -242,7 +255,7 @@ async function measure(size: number): Promise<void> {
   // engine's: collect them now, so that a major GC they trigger does not land inside the timed run.
   gc();
   const r = await runEngine(s, commands);
-  report(size, 'base mix      ', r, reference, `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log`);
+  report(size, 'base mix      ', r, reference, `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B`);
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
   s = undefined as unknown as Setup;
   gc();
