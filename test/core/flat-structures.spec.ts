@@ -1,10 +1,12 @@
 // The engine's flat structures against simple reference models, over random operation sequences: the id
 // index against a Map, a book side against sorted arrays of FIFO queues, the delta ring against the list
-// of every delta, the compact log against the events it was given, the string column against an array.
+// of every delta, the compact log against the events it was given, the string and slot columns against
+// arrays.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CompactEvents } from '../../src/events/compact-events.ts';
 import { column, grown } from '../../src/events/grown.ts';
+import { SlotColumn } from '../../src/events/slot-column.ts';
 import { StringColumn } from '../../src/events/string-column.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
@@ -32,7 +34,9 @@ describe('core: flat structures against reference models', function () {
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('get' as const), id: fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom('a', 'b', '0', '-', 'é') }) }) },
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 3000 }), fc.boolean(), (ops, crowd) => {
+      // Sessions up to 3,000 operations long (fast-check's default size stops near ten), so the table
+      // grows past its first 1,024 entries in some of them.
+      fc.property(fc.array(op, { maxLength: 3000, size: 'xlarge' }), fc.boolean(), (ops, crowd) => {
         const ids: string[] = [];
         const hashes: number[] = [];
         const keys = { id: (slot: number): string => ids[slot] as string };
@@ -209,6 +213,60 @@ describe('core: flat structures against reference models', function () {
     for (let n = 8; n <= length; n *= 2) expect(col[n - 1]).to.equal(n);
     // Past a megabyte the same view grows in place.
     expect(views.size).to.equal(1);
+  });
+
+  it('a slot column reads back every field set, as it grows through its first chunk and past it, new slots zero', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        // Writes to slots up to 3 chunks of 65,536 slots, most of them low and the chunks' edges often, so
+        // the first chunk is copied as it doubles with values in it and later chunks are added beside
+        // it. Each write first reserves room for its slot, as the order store does.
+        fc.array(
+          fc.tuple(
+            fc.oneof(
+              { weight: 4, arbitrary: fc.integer({ min: 0, max: 3000 }) },
+              { weight: 2, arbitrary: fc.constantFrom(0, 1, 1023, 1024, 2047, 2048, 65_535, 65_536, 65_537, 131_071, 131_072) },
+              { weight: 1, arbitrary: fc.integer({ min: 0, max: 3 * 65_536 + 5 }) },
+            ),
+            fc.nat(),
+            fc.oneof(fc.double({ noNaN: true }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
+          ),
+          { maxLength: 300 },
+        ),
+        (stride, writes) => {
+          const col = new SlotColumn(stride);
+          const model = new Map<string, number>();
+          let reserved = 0;
+          for (const [slot, f, value] of writes) {
+            const field = f % stride;
+            if (slot >= reserved) {
+              reserved = slot + 1;
+              col.reserve(reserved);
+            }
+            col.set(slot, field, value);
+            model.set(`${slot}:${field}`, value);
+            // Every value written so far survives the growth this write may have caused.
+            for (const [key, v] of model) {
+              const [s, f] = key.split(':').map(Number) as [number, number];
+              expect(col.get(s, f)).to.equal(v);
+            }
+            // The same field read back through chunk and offset, as the store's multi-field writes do.
+            expect(col.chunk(slot)[col.offset(slot) + field]).to.equal(value);
+          }
+          for (const [key, value] of model) {
+            const [slot, field] = key.split(':').map(Number) as [number, number];
+            expect(col.get(slot, field)).to.equal(value);
+          }
+          // Slots never written read as zero, in every chunk reserved.
+          for (const slot of [0, 1023, 1024, 65_535, 65_536, 65_537, 131_071, 131_072, reserved - 1]) {
+            if (slot < 0 || slot >= reserved) continue;
+            for (let field = 0; field < stride; field++) if (!model.has(`${slot}:${field}`)) expect(col.get(slot, field)).to.equal(0);
+          }
+        },
+      ),
+      { numRuns: 40, seed: 23 },
+    );
   });
 
   it('a string column reads back what was set, across chunks, and forgets it all on clear', () => {

@@ -1,15 +1,17 @@
 // Every order since the last reset, in any status, kept flat: one slot per order, its numbers side by
-// side in two typed arrays (six doubles, eight integers: an order's fields share a cache line or two
-// instead of one line per field) and its strings (id, admission time, client order id) in arrays of
+// side in two columns of doubles (six numbers, eight integers: an order's fields share a cache line or
+// two instead of one line per field) and its strings (id, admission time, client order id) in arrays of
 // references, with the links of the book's price-level queue and of its trader's open-order list in the
 // same slot. A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No
 // object per order: at a million resting orders the garbage collector has nothing to trace but a few
-// arrays, and a submission allocates nothing that outlives the command.
+// arrays, and a submission allocates nothing that outlives the command. The columns are arrays of
+// doubles on the V8 heap, not typed arrays, so that a growing store does not make V8 collect the whole
+// heap for "external memory pressure" every 64 MiB (slot-column.ts).
 //
 // Slots are never reused until a reset clears the store, so a slot names one order for good: the order
 // history (lookups by id and client order id, duplicate answers) and the book share it.
 import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
-import { column, grown } from '../../events/grown.ts';
+import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
 import { IdIndex, idHash } from './id-index.ts';
 import type { Interner } from './interner.ts';
@@ -102,9 +104,9 @@ export class OrderStore {
   size = 0;
   private capacity = 0;
   /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq. */
-  private num = column(Float64Array);
+  private readonly num = new SlotColumn(NUMS);
   /** Per slot, INTS integers: trader, market, flags, and the links (prev, next, level, tprev, tnext). */
-  private int = column(Int32Array);
+  private readonly int = new SlotColumn(INTS);
   /** Per slot, STRS references side by side: the id, the admission time (created_at), the client order id. */
   private readonly strs = new StringColumn<string | null>(null);
   /** Resting orders by id: the lookups of trading (cancel, amend, a maker named by a fill), see id-index.ts. */
@@ -174,16 +176,16 @@ export class OrderStore {
   add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
     const slot = this.size;
     if (slot === this.capacity) this.grow();
-    const n = slot * NUMS;
-    const num = this.num;
+    const num = this.num.chunk(slot);
+    const n = this.num.offset(slot);
     num[n + PRICE] = price;
     num[n + QUANTITY] = quantity;
     num[n + REMAINING] = remaining;
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
-    const i = slot * INTS;
-    const int = this.int;
+    const int = this.int.chunk(slot);
+    const i = this.int.offset(slot);
     int[i + TRADER] = trader;
     int[i + MARKET] = market;
     int[i + FLAGS] = flags;
@@ -212,96 +214,97 @@ export class OrderStore {
   }
 
   price(slot: number): number {
-    return this.num[slot * NUMS + PRICE] as number;
+    return this.num.get(slot, PRICE);
   }
   quantity(slot: number): number {
-    return this.num[slot * NUMS + QUANTITY] as number;
+    return this.num.get(slot, QUANTITY);
   }
   remaining(slot: number): number {
-    return this.num[slot * NUMS + REMAINING] as number;
+    return this.num.get(slot, REMAINING);
   }
   setRemaining(slot: number, remaining: number): void {
-    this.num[slot * NUMS + REMAINING] = remaining;
+    this.num.set(slot, REMAINING, remaining);
   }
   filled(slot: number): number {
-    return this.num[slot * NUMS + FILLED] as number;
+    return this.num.get(slot, FILLED);
   }
   notional(slot: number): number {
-    return this.num[slot * NUMS + NOTIONAL] as number;
+    return this.num.get(slot, NOTIONAL);
   }
   /** A fill of `quantity` at `price` adds to the order's filled quantity and notional. */
   addFill(slot: number, quantity: number, price: number): void {
-    const n = slot * NUMS;
-    this.num[n + FILLED] = (this.num[n + FILLED] as number) + quantity;
-    this.num[n + NOTIONAL] = (this.num[n + NOTIONAL] as number) + price * quantity;
+    const num = this.num.chunk(slot);
+    const n = this.num.offset(slot);
+    num[n + FILLED] = (num[n + FILLED] as number) + quantity;
+    num[n + NOTIONAL] = (num[n + NOTIONAL] as number) + price * quantity;
   }
   /** Sets filled and notional as a snapshot recorded them. */
   setFills(slot: number, filled: number, notional: number): void {
-    this.num[slot * NUMS + FILLED] = filled;
-    this.num[slot * NUMS + NOTIONAL] = notional;
+    this.num.set(slot, FILLED, filled);
+    this.num.set(slot, NOTIONAL, notional);
   }
   seq(slot: number): number {
-    return this.num[slot * NUMS + SEQ] as number;
+    return this.num.get(slot, SEQ);
   }
   /** Interned trader and market (see Interner). */
   trader(slot: number): number {
-    return this.int[slot * INTS + TRADER] as number;
+    return this.int.get(slot, TRADER);
   }
   market(slot: number): number {
-    return this.int[slot * INTS + MARKET] as number;
+    return this.int.get(slot, MARKET);
   }
   flags(slot: number): number {
-    return this.int[slot * INTS + FLAGS] as number;
+    return this.int.get(slot, FLAGS);
   }
   /** The order's neighbours in its price level's FIFO, and the level (NONE when it does not rest). */
   prev(slot: number): number {
-    return this.int[slot * INTS + PREV] as number;
+    return this.int.get(slot, PREV);
   }
   next(slot: number): number {
-    return this.int[slot * INTS + NEXT] as number;
+    return this.int.get(slot, NEXT);
   }
   level(slot: number): number {
-    return this.int[slot * INTS + LEVEL] as number;
+    return this.int.get(slot, LEVEL);
   }
   setPrev(slot: number, prev: number): void {
-    this.int[slot * INTS + PREV] = prev;
+    this.int.set(slot, PREV, prev);
   }
   setNext(slot: number, next: number): void {
-    this.int[slot * INTS + NEXT] = next;
+    this.int.set(slot, NEXT, next);
   }
   /** Links the order into a level's queue (or out of it, with NONE everywhere). */
   setLinks(slot: number, level: number, prev: number, next: number): void {
-    const i = slot * INTS;
-    this.int[i + LEVEL] = level;
-    this.int[i + PREV] = prev;
-    this.int[i + NEXT] = next;
+    const int = this.int.chunk(slot);
+    const i = this.int.offset(slot);
+    int[i + LEVEL] = level;
+    int[i + PREV] = prev;
+    int[i + NEXT] = next;
   }
   /** The order's neighbours in its trader's list of open orders (oldest first). */
   tprev(slot: number): number {
-    return this.int[slot * INTS + TPREV] as number;
+    return this.int.get(slot, TPREV);
   }
   tnext(slot: number): number {
-    return this.int[slot * INTS + TNEXT] as number;
+    return this.int.get(slot, TNEXT);
   }
   setTprev(slot: number, prev: number): void {
-    this.int[slot * INTS + TPREV] = prev;
+    this.int.set(slot, TPREV, prev);
   }
   setTnext(slot: number, next: number): void {
-    this.int[slot * INTS + TNEXT] = next;
+    this.int.set(slot, TNEXT, next);
   }
 
   setStatus(slot: number, status: OrderStatus): void {
-    const i = slot * INTS + FLAGS;
-    this.int[i] = ((this.int[i] as number) & ~STATUS_MASK) | statusBits(status);
+    this.int.set(slot, FLAGS, (this.int.get(slot, FLAGS) & ~STATUS_MASK) | statusBits(status));
   }
 
   isOpen(slot: number): boolean {
-    return ((this.int[slot * INTS + FLAGS] as number) & STATUS_MASK) === 0;
+    return (this.int.get(slot, FLAGS) & STATUS_MASK) === 0;
   }
 
   /** 0 for a buy, SELL for a sell. */
   sideBit(slot: number): number {
-    return (this.int[slot * INTS + FLAGS] as number) & SELL;
+    return this.int.get(slot, FLAGS) & SELL;
   }
 
   side(slot: number): Side {
@@ -381,8 +384,8 @@ export class OrderStore {
 
   private grow(): void {
     const n = Math.max(1024, this.capacity * 2);
-    this.num = grown(this.num, n * NUMS);
-    this.int = grown(this.int, n * INTS);
+    this.num.reserve(n);
+    this.int.reserve(n);
     this.capacity = n;
   }
 }

@@ -1,0 +1,68 @@
+// Numbers of a flat store, `stride` per slot, kept on the V8 heap in chunks of 65,536 slots.
+//
+// Why not typed arrays: their memory is external to the V8 heap, and V8 starts a full mark-compact
+// whenever external memory has grown by 64 MiB since the last one. A store of a million orders grows
+// by that much every half million orders, and each of those collections marks the whole heap (130 ms
+// at a million resting orders, `--trace-gc` reports it started for "external memory pressure"). An
+// array of doubles on the heap counts towards the old generation instead, whose limit V8 sets from
+// how fast the program allocates and collects (up to four times the live heap), and marking it costs
+// nothing: a double array holds no references to trace.
+//
+// Why chunks: growing one array copies everything it holds (tens of megabytes for a million orders,
+// stalling the engine at each doubling); a new chunk copies nothing. The first chunk starts small and
+// doubles until it is full size, so the thousands of small exchanges of a test run stay small.
+const SHIFT = 16;
+const SLOTS = 1 << SHIFT;
+const MASK = SLOTS - 1;
+const FIRST_SLOTS = 1024;
+
+/** An array of `length` doubles (V8 keeps it as unboxed doubles: no reference for the collector). */
+function doubles(length: number): number[] {
+  return new Array<number>(length).fill(0.5).fill(0);
+}
+
+export class SlotColumn {
+  private readonly stride: number;
+  private readonly chunks: number[][] = [];
+  /** Slots there is room for. */
+  private capacity = 0;
+
+  constructor(stride: number) {
+    this.stride = stride;
+  }
+
+  /** Makes room for slots [0, slots). New slots hold zeros. */
+  reserve(slots: number): void {
+    while (this.capacity < slots) {
+      if (this.capacity < SLOTS) {
+        // The first chunk: doubled (copied) while it is smaller than a full chunk.
+        const length = Math.max(FIRST_SLOTS, this.capacity * 2);
+        const bigger = doubles(length * this.stride);
+        const old = this.chunks[0];
+        if (old !== undefined) for (let i = 0; i < old.length; i++) bigger[i] = old[i] as number;
+        this.chunks[0] = bigger;
+        this.capacity = length;
+      } else {
+        this.chunks.push(doubles(SLOTS * this.stride));
+        this.capacity += SLOTS;
+      }
+    }
+  }
+
+  /** The chunk holding `slot`: its fields start at offset(slot). */
+  chunk(slot: number): number[] {
+    return this.chunks[slot >>> SHIFT] as number[];
+  }
+
+  offset(slot: number): number {
+    return (slot & MASK) * this.stride;
+  }
+
+  get(slot: number, field: number): number {
+    return (this.chunks[slot >>> SHIFT] as number[])[(slot & MASK) * this.stride + field] as number;
+  }
+
+  set(slot: number, field: number, value: number): void {
+    (this.chunks[slot >>> SHIFT] as number[])[(slot & MASK) * this.stride + field] = value;
+  }
+}
