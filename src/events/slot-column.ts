@@ -16,9 +16,18 @@ const SLOTS = 1 << SHIFT;
 const MASK = SLOTS - 1;
 const FIRST_SLOTS = 1024;
 
-/** An array of `length` doubles (V8 keeps it as unboxed doubles: no reference for the collector). */
+/**
+ * An array of `length` zeros that V8 keeps as unboxed doubles (PACKED_DOUBLE_ELEMENTS): no reference
+ * for the collector to trace, and integers stored into it stay doubles. It starts from a double literal
+ * and grows by push; `new Array(n).fill(x)` would not do (V8 makes that an array of tagged small
+ * integers, whose every slot the marker visits, and which changes kind, copying itself, at the first
+ * number that is not a small integer).
+ */
 function doubles(length: number): number[] {
-  return new Array<number>(length).fill(0.5).fill(0);
+  const a = [0.5];
+  a.length = 0;
+  for (let i = 0; i < length; i++) a.push(0);
+  return a;
 }
 
 export class SlotColumn {
