@@ -215,7 +215,7 @@ describe('core: flat structures against reference models', function () {
     expect(views.size).to.equal(1);
   });
 
-  it('a slot column reads back every field set, as it grows through its first chunk and past it, new slots zero', () => {
+  it('a slot column reads back every field set, as it grows through its first chunk and then chunk by chunk, new slots zero', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 9 }),
@@ -243,6 +243,11 @@ describe('core: flat structures against reference models', function () {
             if (slot >= reserved) {
               reserved = slot + 1;
               col.reserve(reserved);
+              // Room grows by doubling up to one chunk, then by whole chunks: never more than asked for
+              // past the chunk that holds the last slot asked for.
+              const chunkSlots = 65_536;
+              const expected = reserved <= chunkSlots ? Math.max(1024, 2 ** Math.ceil(Math.log2(reserved))) : Math.ceil(reserved / chunkSlots) * chunkSlots;
+              expect(col.capacity).to.equal(expected);
             }
             col.set(slot, field, value);
             model.set(`${slot}:${field}`, value);
