@@ -1,16 +1,18 @@
 // Numbers of a flat store, `stride` per slot, kept on the V8 heap in chunks of 65,536 slots.
 //
 // Why not typed arrays: their memory is external to the V8 heap, and V8 starts a full mark-compact
-// whenever external memory has grown by 64 MiB since the last one. A store of a million orders grows
-// by that much every half million orders, and each of those collections marks the whole heap (130 ms
-// at a million resting orders, `--trace-gc` reports it started for "external memory pressure"). An
+// whenever external memory has grown by 64 MiB since the last one. The order store's typed columns (80
+// B an order) grew by that much every ~800,000 orders, and at once at each doubling, and each of those
+// collections marks the whole heap (85-146 ms of pause at a million resting orders; V8's
+// `--trace-incremental-marking` says it started for "external memory pressure"). An
 // array of doubles on the heap counts towards the old generation instead, whose limit V8 sets from
 // how fast the program allocates and collects (up to four times the live heap), and marking it costs
 // nothing: a double array holds no references to trace.
 //
 // Why chunks: growing one array copies everything it holds (tens of megabytes for a million orders,
-// stalling the engine at each doubling); a new chunk copies nothing. The first chunk starts small and
-// doubles until it is full size, so the thousands of small exchanges of a test run stay small.
+// stalling the engine at each doubling); a new chunk copies nothing, and chunks are added one at a
+// time. The first chunk starts small and doubles until it is full size, so the thousands of small
+// exchanges of a test run stay small.
 const SHIFT = 16;
 const SLOTS = 1 << SHIFT;
 const MASK = SLOTS - 1;
@@ -31,9 +33,8 @@ function doubles(length: number): number[] {
 }
 
 // A full chunk of zeros per length, copied for each new chunk: one allocation of the final size and a
-// copy of memory, where building every chunk by push reallocated it ~30 times on the way (in a large
-// heap each of those large allocations cost collector work: 127 ms in a 300,000-command run at a
-// million orders, against ~1 ms a chunk copied).
+// copy of memory, ~1.2-1.6 ms a chunk at a million orders, where building each chunk element by element
+// took about twice that (timed inside bench:engine's 1M run).
 const blankChunks = new Map<number, number[]>();
 
 function blankChunk(length: number): number[] {
@@ -48,11 +49,15 @@ function blankChunk(length: number): number[] {
 export class SlotColumn {
   private readonly stride: number;
   private readonly chunks: number[][] = [];
-  /** Slots there is room for. */
-  capacity = 0;
+  private room = 0;
 
   constructor(stride: number) {
     this.stride = stride;
+  }
+
+  /** Slots there is room for. */
+  get capacity(): number {
+    return this.room;
   }
 
   /**
@@ -60,18 +65,18 @@ export class SlotColumn {
    * chunks: a store that asks for one more slot than it has gets one chunk, not a doubling.
    */
   reserve(slots: number): void {
-    while (this.capacity < slots) {
-      if (this.capacity < SLOTS) {
+    while (this.room < slots) {
+      if (this.room < SLOTS) {
         // The first chunk: doubled (copied) while it is smaller than a full chunk.
-        const length = Math.max(FIRST_SLOTS, this.capacity * 2);
+        const length = Math.max(FIRST_SLOTS, this.room * 2);
         const bigger = doubles(length * this.stride);
         const old = this.chunks[0];
         if (old !== undefined) for (let i = 0; i < old.length; i++) bigger[i] = old[i] as number;
         this.chunks[0] = bigger;
-        this.capacity = length;
+        this.room = length;
       } else {
         this.chunks.push(blankChunk(SLOTS * this.stride));
-        this.capacity += SLOTS;
+        this.room += SLOTS;
       }
     }
   }
