@@ -102,7 +102,6 @@ export function statusOfFlags(flags: number): OrderStatus {
 export class OrderStore {
   /** Slots in use; the next order gets slot `size`. */
   size = 0;
-  private capacity = 0;
   /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq. */
   private readonly num = new SlotColumn(NUMS);
   /** Per slot, INTS integers: trader, market, flags, and the links (prev, next, level, tprev, tnext). */
@@ -175,7 +174,7 @@ export class OrderStore {
 
   add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
     const slot = this.size;
-    if (slot === this.capacity) this.grow();
+    if (slot === this.num.capacity) this.grow();
     const num = this.num.chunk(slot);
     const n = this.num.offset(slot);
     num[n + PRICE] = price;
@@ -385,8 +384,7 @@ export class OrderStore {
   // One chunk at a time once the columns are past their first (slot-column.ts): making room for a
   // million more slots at once, as a doubling would, held a command for 20-50 ms.
   private grow(): void {
-    this.num.reserve(this.capacity + 1);
-    this.int.reserve(this.capacity + 1);
-    this.capacity = this.num.capacity;
+    this.num.reserve(this.size + 1);
+    this.int.reserve(this.size + 1);
   }
 }
