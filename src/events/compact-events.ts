@@ -3,11 +3,14 @@
 // collector traces it again on every major collection: at a million commands a second that tracing was
 // a fifth of the engine's time. So the three events of trading (a submission, a cancel, an amend), which
 // are nearly all of a log, are stored as columns instead: numbers in typed arrays, strings as references
-// (the same strings the state holds anyway). Every other event, and a submission whose self-trade
+// (the same strings the state holds anyway), and the event's time as a number (time-code.ts), so that
+// the command's time string does not live as long as the log. Every other event, and a submission whose self-trade
 // prevention canceled own orders, is kept as the object it was. Reading builds each event again, member
 // for member in the order decide built it, so a reader cannot tell the difference.
 import { column, grown } from './grown.ts';
+import { SlotColumn } from './slot-column.ts';
 import { StringColumn } from './string-column.ts';
+import { timeCode, timeText } from './time-code.ts';
 import { SCHEMA_VERSION, type EventOf, type ExchangeEvent, type FillFact, type OrderStatus, type OrderType, type SelfTradePrevention, type Side, type TimeInForce } from './types.ts';
 
 const OBJECT = 0;
@@ -45,7 +48,9 @@ export class CompactEvents {
   /** Per event: where its fills start in the fill columns (fill count in `fillCounts`). */
   private fillStarts = column(Int32Array);
   private fillCounts = column(Int32Array);
-  private readonly times = new StringColumn<string>('');
+  /** Per event: its time's code (time-code.ts), doubles on the heap; NaN when kept as text in oddTimes. */
+  private readonly times = new SlotColumn(1);
+  private readonly oddTimes = new Map<number, string>();
   /** Per event: 4 strings (order id, trader id, market, client order id or null). */
   private readonly strings = new StringColumn<string | null>(null);
   private readonly objects = new Map<number, ExchangeEvent>();
@@ -61,7 +66,6 @@ export class CompactEvents {
   push(event: ExchangeEvent): void {
     const i = this.count;
     if (i === this.capacity) this.grow();
-    this.times.set(i, event.time);
     // Only events of the current schema have the shape the columns encode; a log may also hold events
     // as recorded by older versions (tests and audits append them), which are kept as they came.
     if (event.v !== SCHEMA_VERSION) return this.keep(i, event);
@@ -105,6 +109,11 @@ export class CompactEvents {
       default:
         return this.keep(i, event);
     }
+    const time = timeCode(event.time);
+    // Chunk by chunk (slot-column.ts), not doubled with the typed columns: no large copy at once.
+    if (i >= this.times.capacity) this.times.reserve(i + 1);
+    this.times.set(i, 0, time);
+    if (Number.isNaN(time)) this.oddTimes.set(i, event.time);
     this.count++;
   }
 
@@ -117,7 +126,8 @@ export class CompactEvents {
     const n = i * 3;
     const s = i * 4;
     const seq = i + 1;
-    const time = this.times.get(i);
+    const code = this.times.get(i, 0);
+    const time = Number.isNaN(code) ? (this.oddTimes.get(i) as string) : timeText(code);
     const side = SIDES[(flags >> 1) & 1] as Side;
     const nums = this.numbers;
     const strs = this.strings;

@@ -2,6 +2,7 @@
 // increasing at microsecond resolution, so every command has its own timestamp and lists ordered by
 // time come out in admission order, even when the wall clock stalls or steps back.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { timeText } from '../events/time-code.ts';
 
 export interface Stamp {
   readonly time: string;
@@ -30,20 +31,8 @@ export class AdmissionClock {
   }
 }
 
-// Formatting runs once per command; the date-and-second prefix changes once a second, so it is cached.
-let cachedSecond = NaN;
-let cachedPrefix = '';
-
-/** RFC 3339 UTC with exactly six fractional digits. */
-export function formatMicros(micros: number): string {
-  const second = Math.floor(micros / 1_000_000);
-  if (second !== cachedSecond) {
-    cachedSecond = second;
-    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20); // 2026-01-01T00:00:00.
-  }
-  const fraction = micros - second * 1_000_000;
-  return `${cachedPrefix}${String(fraction).padStart(6, '0')}Z`;
-}
+/** RFC 3339 UTC with exactly six fractional digits (the core's time code, src/events/time-code.ts). */
+export const formatMicros: (micros: number) => string = timeText;
 
 export function parseMicros(time: string): number {
   const m = /^(.*\.\d{3})(\d{3})Z$/.exec(time);

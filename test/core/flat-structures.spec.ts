@@ -197,6 +197,31 @@ describe('core: flat structures against reference models', function () {
     expect(() => events.at(3)).to.throw(RangeError);
   });
 
+  it('the flat stores give back every admission time as given, canonical ones as numbers and any other text as it came', () => {
+    const canonical = fc.integer({ min: 1_700_000_000_000_000, max: 1_900_000_000_000_000 }).map((m) => new Date(Math.floor(m / 1000)).toISOString().slice(0, 23) + String(m % 1000).padStart(3, '0') + 'Z');
+    const odd = fc.oneof(fc.string({ maxLength: 30 }), canonical.map((t) => t.slice(0, 23) + 'Z'), canonical.map((t) => t.replace('T', ' ')));
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 4, arbitrary: canonical }, { weight: 1, arbitrary: odd }), { minLength: 1, maxLength: 300 }), fc.nat(), (times, cut) => {
+        const orders = new OrderStore(new Interner(), new Interner());
+        const events = new CompactEvents();
+        const added = (i: number, time: string) => orders.add(`o${i}`, 0, 0, 0, 1, 1, 1, time, null, i + 1);
+        // Half, a reset, then all of them: the times of a reset store are forgotten with it.
+        for (const [i, time] of times.slice(0, cut % times.length).entries()) added(i, time);
+        orders.clear();
+        for (const [i, time] of times.entries()) {
+          expect(added(i, time)).to.equal(i);
+          events.push({ seq: i + 1, time, type: 'OrderCanceled', v: 2, data: { order_id: `o${i}`, trader_id: 't', market: 'M-X', side: 'BUY', price: 1, remaining: 1 } } as ExchangeEvent);
+        }
+        // Read back out of order too: the last time read is remembered.
+        for (const i of [...times.keys(), ...[...times.keys()].reverse()]) {
+          expect(orders.createdAt(i)).to.equal(times[i]);
+          expect(events.at(i).time).to.equal(times[i]);
+        }
+      }),
+      { numRuns: 100, seed: 43 },
+    );
+  });
+
   it('a typed column keeps its values as it grows, copied while small, in place once large', () => {
     let col = column(Float64Array, 4);
     for (let i = 0; i < 4; i++) col[i] = i + 0.5;

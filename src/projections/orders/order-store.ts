@@ -1,10 +1,10 @@
 // Every order since the last reset, in any status, kept flat: one slot per order, its numbers side by
-// side in two columns of doubles (six numbers, eight integers: an order's fields share a cache line or
-// two instead of one line per field) and its strings (id, admission time, client order id) in arrays of
-// references, with the links of the book's price-level queue and of its trader's open-order list in the
+// side in two columns of doubles (seven numbers, eight integers: an order's fields share a cache line or
+// two instead of one line per field) and its strings (id, client order id) in arrays of references, with the links of the book's price-level queue and of its trader's open-order list in the
 // same slot. A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No
 // object per order: at a million resting orders the garbage collector has nothing to trace but a few
-// arrays, and a submission allocates nothing that outlives the command. The columns are arrays of
+// arrays, and a submission allocates nothing that outlives the command: its admission time is kept as
+// a number (time-code.ts), not as the command's time string, which would live as long as the order. The columns are arrays of
 // doubles on the V8 heap, not typed arrays, so that a growing store does not make V8 collect the whole
 // heap for "external memory pressure" every 64 MiB (slot-column.ts).
 //
@@ -13,6 +13,7 @@
 import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
 import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
+import { timeCode, timeText } from '../../events/time-code.ts';
 import { IdIndex, idHash } from './id-index.ts';
 import type { Interner } from './interner.ts';
 import type { OrderView } from '../views.ts';
@@ -61,13 +62,15 @@ const STATUSES: readonly OrderStatus[] = ['open', 'filled', 'canceled', 'expired
 const STATUS_SHIFT = 6;
 
 // The layout of a slot: NUMS doubles, then INTS integers.
-const NUMS = 6;
+const NUMS = 7;
 const PRICE = 0;
 const QUANTITY = 1;
 const REMAINING = 2;
 const FILLED = 3;
 const NOTIONAL = 4;
 const SEQ = 5;
+/** The admission time's code (time-code.ts); NaN when the text is not in the canonical form (see oddTimes). */
+const CREATED = 6;
 const INTS = 8;
 const TRADER = 0;
 const MARKET = 1;
@@ -77,10 +80,9 @@ const NEXT = 4;
 const LEVEL = 5;
 const TPREV = 6;
 const TNEXT = 7;
-const STRS = 3;
+const STRS = 2;
 const ID = 0;
-const CREATED = 1;
-const CLIENT_ID = 2;
+const CLIENT_ID = 1;
 const STATUS_MASK = 3 << STATUS_SHIFT;
 
 export function sideBit(side: Side): number {
@@ -102,12 +104,18 @@ export function statusOfFlags(flags: number): OrderStatus {
 export class OrderStore {
   /** Slots in use; the next order gets slot `size`. */
   size = 0;
-  /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq. */
+  /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq, admission time. */
   private readonly num = new SlotColumn(NUMS);
   /** Per slot, INTS integers: trader, market, flags, and the links (prev, next, level, tprev, tnext). */
   private readonly int = new SlotColumn(INTS);
-  /** Per slot, STRS references side by side: the id, the admission time (created_at), the client order id. */
+  /** Per slot, STRS references side by side: the id, the client order id. */
   private readonly strs = new StringColumn<string | null>(null);
+  /** Admission times not in the canonical form (a log from elsewhere), as given, by slot. */
+  private readonly oddTimes = new Map<number, string>();
+  // The last admission time written out: an order's views, deltas and replies within one command read
+  // it several times, and the newest order's is the very string its command came with.
+  private lastCreatedCode = Number.NaN;
+  private lastCreatedText = '';
   /** Resting orders by id: the lookups of trading (cancel, amend, a maker named by a fill), see id-index.ts. */
   private readonly resting = new IdIndex(this);
   // The hash and resting slot of the last id looked up: decide and then apply look the same id up (and a
@@ -183,6 +191,13 @@ export class OrderStore {
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
+    const created = timeCode(createdAt);
+    num[n + CREATED] = created;
+    if (Number.isNaN(created)) this.oddTimes.set(slot, createdAt);
+    else {
+      this.lastCreatedCode = created;
+      this.lastCreatedText = createdAt;
+    }
     const int = this.int.chunk(slot);
     const i = this.int.offset(slot);
     int[i + TRADER] = trader;
@@ -195,7 +210,6 @@ export class OrderStore {
     int[i + TNEXT] = NONE;
     const k = slot * STRS;
     this.strs.set(k + ID, id);
-    this.strs.set(k + CREATED, createdAt);
     this.strs.set(k + CLIENT_ID, clientOrderId);
     this.size = slot + 1;
     return slot;
@@ -206,7 +220,12 @@ export class OrderStore {
   }
   /** The admission time of the command that submitted it. */
   createdAt(slot: number): string {
-    return this.strs.get(slot * STRS + CREATED) as string;
+    const code = this.num.get(slot, CREATED);
+    if (code === this.lastCreatedCode) return this.lastCreatedText;
+    if (Number.isNaN(code)) return this.oddTimes.get(slot) as string;
+    this.lastCreatedCode = code;
+    this.lastCreatedText = timeText(code);
+    return this.lastCreatedText;
   }
   clientOrderId(slot: number): string | null {
     return this.strs.get(slot * STRS + CLIENT_ID);
@@ -379,6 +398,7 @@ export class OrderStore {
     this.history.clear();
     this.indexed = 0;
     this.strs.clear();
+    this.oddTimes.clear();
   }
 
   // One chunk at a time once the columns are past their first (slot-column.ts): making room for a
