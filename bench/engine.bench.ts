@@ -8,6 +8,7 @@
 //
 //   npm run bench:engine            (all sizes)
 //   npm run bench:engine -- 1000    (one size)
+//   BENCH_MIX=base BENCH_MEMORY=0 npm run bench:engine -- 1000   (quick A/B runs: base mix, no memory figures)
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -233,19 +234,26 @@ function memoryUsed(): { heap: number; buffers: number } {
 }
 
 const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? 300_000);
+// For quick A/B runs on a noisy machine: BENCH_MIX=base skips the extensions mix, BENCH_MEMORY=0 the
+// memory figures (and the extra setup they need).
+const BASE_ONLY = process.env['BENCH_MIX'] === 'base';
+const MEMORY = process.env['BENCH_MEMORY'] !== '0';
 
 /** One size, in a process of its own so heap figures are not polluted by the previous size. */
 async function measure(size: number): Promise<void> {
   // Memory: the state alone (a log that keeps nothing), then the same with the in-memory log.
-  let base = memoryUsed();
-  let s = setup(size, false);
-  let used = memoryUsed();
-  const stateBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
-  const stateBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
-  s = undefined as unknown as Setup;
-  base = memoryUsed();
-  s = setup(size, true);
-  used = memoryUsed();
+  let stateBytes = Number.NaN;
+  let stateBuffers = Number.NaN;
+  if (MEMORY) {
+    const before = memoryUsed();
+    const alone = setup(size, false);
+    const after = memoryUsed();
+    stateBytes = (after.heap - before.heap) / alone.exchange.state.books.restingCount;
+    stateBuffers = (after.buffers - before.buffers) / alone.exchange.state.books.restingCount;
+  }
+  const base = memoryUsed();
+  let s: Setup | null = setup(size, true);
+  const used = memoryUsed();
   const withLogBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
   const withLogBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
   // Warm up the JIT on a separate slice, then measure.
@@ -256,9 +264,11 @@ async function measure(size: number): Promise<void> {
   // engine's: collect them now, so that a major GC they trigger does not land inside the timed run.
   gc();
   const r = await runEngine(s, commands);
-  report(size, 'base mix      ', r, reference, `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B`);
+  const memory = MEMORY ? `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B` : '';
+  report(size, 'base mix      ', r, reference, memory);
+  if (BASE_ONLY) return;
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
-  s = undefined as unknown as Setup;
+  s = null;
   gc();
   const x = setup(size, true);
   await runEngine(x, workload(x, Math.min(50_000, COMMANDS), 98, 'extensions'));

@@ -2,12 +2,18 @@
 // small graph (event, data, order, fills) that survives into the old generation, where the garbage
 // collector traces it again on every major collection: at a million commands a second that tracing was
 // a fifth of the engine's time. So the three events of trading (a submission, a cancel, an amend), which
-// are nearly all of a log, are stored as columns instead: numbers in typed arrays, strings as references
-// (the same strings the state holds anyway), and the event's time as a number (time-code.ts), so that
-// the command's time string does not live as long as the log. Every other event, and a submission whose self-trade
-// prevention canceled own orders, is kept as the object it was. Reading builds each event again, member
-// for member in the order decide built it, so a reader cannot tell the difference.
-import { column, grown } from './grown.ts';
+// are nearly all of a log, are stored as columns instead. Every other event, and a submission whose
+// self-trade prevention canceled own orders, is kept as the object it was. Reading builds each event
+// again, member for member in the order decide built it, so a reader cannot tell the difference.
+//
+// An event is six doubles in a slot column on the V8 heap (slot-column.ts): its kind and flags with its
+// trader and market as interned numbers, packed into one; its three numbers; where its fills are; its
+// time as a time code (time-code.ts), so that the command's time string does not live as long as the
+// log. Its order id and client order id are references (the order id is the string the state holds
+// anyway). Not typed arrays: their memory is outside the heap, and V8 collects the whole heap each time
+// that has grown by 64 MiB, which the log's columns (35 B an event) did every ~1.9 million events, a
+// pause of hundreds of milliseconds at a large heap, in the middle of trading.
+import { Interner } from './interner.ts';
 import { SlotColumn } from './slot-column.ts';
 import { StringColumn } from './string-column.ts';
 import { timeCode, timeText } from './time-code.ts';
@@ -38,26 +44,37 @@ function statusCode(status: OrderStatus): number {
   return status === 'open' ? 0 : status === 'filled' ? 128 : status === 'canceled' ? 256 : 384;
 }
 
+// An event's slot: META (kind + 4 * flags + 2^11 * market + 2^21 * trader, an integer below 2^53),
+// three numbers (submitted: price or NaN, quantity, remaining; canceled: price, remaining; amended:
+// price, previous, remaining), FILLS (2^20 * first fill + fill count) and TIME (a time code, NaN when
+// the text is kept in oddTimes).
+const STRIDE = 6;
+const META = 0;
+const N = 1;
+const FILLS = 4;
+const TIME = 5;
+const FLAGS_AT = 4;
+const MARKET_AT = 2 ** 11;
+const TRADER_AT = 2 ** 21;
+const MARKETS = 2 ** 10;
+const TRADERS = 2 ** 32;
+const FILL_AT = 2 ** 20;
+const FILL_STARTS = 2 ** 33;
+// A fill's slot: price, quantity, maker remaining, maker trader (interned).
+const FILL_STRIDE = 4;
+
 export class CompactEvents {
   private count = 0;
-  private capacity = 0;
-  private kinds = column(Uint8Array);
-  private flags = column(Uint16Array);
-  /** Per event: 3 numbers (submitted: price or NaN, quantity, remaining; canceled: price, remaining; amended: price, previous, remaining). */
-  private numbers = column(Float64Array);
-  /** Per event: where its fills start in the fill columns (fill count in `fillCounts`). */
-  private fillStarts = column(Int32Array);
-  private fillCounts = column(Int32Array);
-  /** Per event: its time's code (time-code.ts), doubles on the heap; NaN when kept as text in oddTimes. */
-  private readonly times = new SlotColumn(1);
+  private readonly slots = new SlotColumn(STRIDE);
   private readonly oddTimes = new Map<number, string>();
-  /** Per event: 4 strings (order id, trader id, market, client order id or null). */
+  /** Per event: 2 strings (order id, client order id or null). */
   private readonly strings = new StringColumn<string | null>(null);
   private readonly objects = new Map<number, ExchangeEvent>();
+  private readonly traders = new Interner();
+  private readonly markets = new Interner();
   private fillCount = 0;
-  private fillCapacity = 0;
-  private fillNumbers = column(Float64Array); // per fill: price, quantity, maker remaining
-  private readonly fillStrings = new StringColumn<string>(''); // per fill: fill id, maker order id, maker trader id
+  private readonly fillSlots = new SlotColumn(FILL_STRIDE);
+  private readonly fillStrings = new StringColumn<string>(''); // per fill: fill id, maker order id
 
   get length(): number {
     return this.count;
@@ -65,159 +82,168 @@ export class CompactEvents {
 
   push(event: ExchangeEvent): void {
     const i = this.count;
-    if (i === this.capacity) this.grow();
     // Only events of the current schema have the shape the columns encode; a log may also hold events
     // as recorded by older versions (tests and audits append them), which are kept as they came.
     if (event.v !== SCHEMA_VERSION) return this.keep(i, event);
     const v = 1;
-    const n = i * 3;
+    let kind: number;
+    let flags: number;
+    let trader: string;
+    let market: string;
+    let a: number;
+    let b: number;
+    let c = 0;
+    let orderId: string;
+    let clientId: string | null = null;
+    let fills: readonly FillFact[] | null = null;
     switch (event.type) {
       case 'OrderSubmitted': {
         const d = event.data;
-        if (d.self_trade_canceled.length > 0) return this.keep(i, event);
+        if (d.self_trade_canceled.length > 0 || d.fills.length >= FILL_AT) return this.keep(i, event);
         const o = d.order;
-        this.kinds[i] = SUBMITTED;
-        this.flags[i] = v | sideCode(o.side) | (o.type === 'LIMIT' ? 0 : 4) | tifCode(o.time_in_force) | stpCode(o.self_trade_prevention) | statusCode(d.status);
-        this.numbers[n] = o.price ?? Number.NaN;
-        this.numbers[n + 1] = o.quantity;
-        this.numbers[n + 2] = d.remaining;
-        this.setStrings(i, o.id, o.trader_id, o.market, o.client_order_id);
-        this.fillStarts[i] = this.fillCount;
-        this.fillCounts[i] = d.fills.length;
-        for (const f of d.fills) this.pushFill(f);
+        kind = SUBMITTED;
+        flags = v | sideCode(o.side) | (o.type === 'LIMIT' ? 0 : 4) | tifCode(o.time_in_force) | stpCode(o.self_trade_prevention) | statusCode(d.status);
+        trader = o.trader_id;
+        market = o.market;
+        a = o.price ?? Number.NaN;
+        b = o.quantity;
+        c = d.remaining;
+        orderId = o.id;
+        clientId = o.client_order_id;
+        fills = d.fills;
         break;
       }
       case 'OrderCanceled': {
         const d = event.data;
-        this.kinds[i] = CANCELED;
-        this.flags[i] = v | sideCode(d.side);
-        this.numbers[n] = d.price;
-        this.numbers[n + 1] = d.remaining;
-        this.setStrings(i, d.order_id, d.trader_id, d.market, null);
+        kind = CANCELED;
+        flags = v | sideCode(d.side);
+        trader = d.trader_id;
+        market = d.market;
+        a = d.price;
+        b = d.remaining;
+        orderId = d.order_id;
         break;
       }
       case 'OrderAmended': {
         const d = event.data;
-        this.kinds[i] = AMENDED;
-        this.flags[i] = v | sideCode(d.side);
-        this.numbers[n] = d.price;
-        this.numbers[n + 1] = d.previous_remaining;
-        this.numbers[n + 2] = d.remaining;
-        this.setStrings(i, d.order_id, d.trader_id, d.market, null);
+        kind = AMENDED;
+        flags = v | sideCode(d.side);
+        trader = d.trader_id;
+        market = d.market;
+        a = d.price;
+        b = d.previous_remaining;
+        c = d.remaining;
+        orderId = d.order_id;
         break;
       }
       default:
         return this.keep(i, event);
     }
+    const m = this.markets.intern(market);
+    const t = this.traders.intern(trader);
+    // Past what the packing holds (more than a thousand markets, billions of traders or fills): kept whole.
+    if (m >= MARKETS || t >= TRADERS || this.fillCount >= FILL_STARTS) return this.keep(i, event);
     const time = timeCode(event.time);
-    // Chunk by chunk (slot-column.ts), not doubled with the typed columns: no large copy at once.
-    if (i >= this.times.capacity) this.times.reserve(i + 1);
-    this.times.set(i, 0, time);
+    // Chunk by chunk (slot-column.ts): no large copy at once.
+    if (i >= this.slots.capacity) this.slots.reserve(i + 1);
+    const col = this.slots.chunk(i);
+    const at = this.slots.offset(i);
+    col[at + META] = kind + flags * FLAGS_AT + m * MARKET_AT + t * TRADER_AT;
+    col[at + N] = a;
+    col[at + N + 1] = b;
+    col[at + N + 2] = c;
+    col[at + FILLS] = fills === null ? 0 : this.fillCount * FILL_AT + fills.length;
+    col[at + TIME] = time;
     if (Number.isNaN(time)) this.oddTimes.set(i, event.time);
+    this.strings.set(i * 2, orderId);
+    this.strings.set(i * 2 + 1, clientId);
+    if (fills !== null) for (const f of fills) this.pushFill(f);
     this.count++;
   }
 
   /** The event at index i (seq i + 1), built again. */
   at(i: number): ExchangeEvent {
     if (i < 0 || i >= this.count) throw new RangeError(`compact events: no event at ${i}`);
-    const kind = this.kinds[i] as number;
+    const col = this.slots.chunk(i);
+    const at = this.slots.offset(i);
+    const meta = col[at + META] as number;
+    const kind = meta % FLAGS_AT;
     if (kind === OBJECT) return this.objects.get(i) as ExchangeEvent;
-    const flags = this.flags[i] as number;
-    const n = i * 3;
-    const s = i * 4;
+    const flags = Math.floor(meta / FLAGS_AT) % (MARKET_AT / FLAGS_AT);
+    const market = this.markets.nameOf(Math.floor(meta / MARKET_AT) % MARKETS);
+    const trader = this.traders.nameOf(Math.floor(meta / TRADER_AT));
     const seq = i + 1;
-    const code = this.times.get(i, 0);
+    const code = col[at + TIME] as number;
     const time = Number.isNaN(code) ? (this.oddTimes.get(i) as string) : timeText(code);
     const side = SIDES[(flags >> 1) & 1] as Side;
-    const nums = this.numbers;
-    const strs = this.strings;
+    const orderId = this.strings.get(i * 2) as string;
     let type: 'OrderSubmitted' | 'OrderCanceled' | 'OrderAmended';
     let data: EventOf<'OrderSubmitted' | 'OrderCanceled' | 'OrderAmended'>['data'];
     if (kind === SUBMITTED) {
-      const price = nums[n] as number;
-      const count = this.fillCounts[i] as number;
+      const price = col[at + N] as number;
+      const packed = col[at + FILLS] as number;
+      const count = packed % FILL_AT;
       const fills: FillFact[] = [];
-      if (count > 0) {
-        const start = this.fillStarts[i] as number;
-        for (let f = start; f < start + count; f++) {
-          const fs = f * 3;
-          fills.push({
-            fill_id: this.fillStrings.get(fs),
-            maker_order_id: this.fillStrings.get(fs + 1),
-            maker_trader_id: this.fillStrings.get(fs + 2),
-            price: this.fillNumbers[fs] as number,
-            quantity: this.fillNumbers[fs + 1] as number,
-            maker_remaining: this.fillNumbers[fs + 2] as number,
-          });
-        }
+      for (let f = (packed - count) / FILL_AT, end = f + count; f < end; f++) {
+        const fc = this.fillSlots.chunk(f);
+        const fo = this.fillSlots.offset(f);
+        fills.push({
+          fill_id: this.fillStrings.get(f * 2),
+          maker_order_id: this.fillStrings.get(f * 2 + 1),
+          maker_trader_id: this.traders.nameOf(fc[fo + 3] as number),
+          price: fc[fo] as number,
+          quantity: fc[fo + 1] as number,
+          maker_remaining: fc[fo + 2] as number,
+        });
       }
       type = 'OrderSubmitted';
       data = {
         order: {
-          id: (strs.get(s) as string),
-          trader_id: (strs.get(s + 1) as string),
-          market: (strs.get(s + 2) as string),
+          id: orderId,
+          trader_id: trader,
+          market,
           side,
           price: Number.isNaN(price) ? null : price,
-          quantity: nums[n + 1] as number,
+          quantity: col[at + N + 1] as number,
           type: TYPES[(flags >> 2) & 1] as OrderType,
           time_in_force: TIFS[(flags >> 3) & 3] as TimeInForce,
           self_trade_prevention: STPS[(flags >> 5) & 3] as SelfTradePrevention,
-          client_order_id: strs.get(s + 3),
+          client_order_id: this.strings.get(i * 2 + 1),
         },
         fills,
         self_trade_canceled: [],
-        remaining: nums[n + 2] as number,
+        remaining: col[at + N + 2] as number,
         status: STATUSES[(flags >> 7) & 3] as OrderStatus,
       };
     } else if (kind === CANCELED) {
       type = 'OrderCanceled';
-      data = { order_id: (strs.get(s) as string), trader_id: (strs.get(s + 1) as string), market: (strs.get(s + 2) as string), side, price: nums[n] as number, remaining: nums[n + 1] as number };
+      data = { order_id: orderId, trader_id: trader, market, side, price: col[at + N] as number, remaining: col[at + N + 1] as number };
     } else {
       type = 'OrderAmended';
-      data = { order_id: (strs.get(s) as string), trader_id: (strs.get(s + 1) as string), market: (strs.get(s + 2) as string), side, price: nums[n] as number, previous_remaining: nums[n + 1] as number, remaining: nums[n + 2] as number };
+      data = { order_id: orderId, trader_id: trader, market, side, price: col[at + N] as number, previous_remaining: col[at + N + 1] as number, remaining: col[at + N + 2] as number };
     }
     // Members in the order Exchange.execute writes them; `v` only when the event carried it.
     return ((flags & 1) === 1 ? { seq, time, type, data, v: 2 } : { seq, time, type, data }) as ExchangeEvent;
   }
 
   private keep(i: number, event: ExchangeEvent): void {
-    this.kinds[i] = OBJECT;
+    // A slot's META stays 0 (OBJECT): slots are written once, and new ones are zero.
+    if (i >= this.slots.capacity) this.slots.reserve(i + 1);
     this.objects.set(i, event);
     this.count++;
   }
 
-  private setStrings(i: number, a: string, b: string, c: string, d: string | null): void {
-    const s = i * 4;
-    this.strings.set(s, a);
-    this.strings.set(s + 1, b);
-    this.strings.set(s + 2, c);
-    this.strings.set(s + 3, d);
-  }
-
   private pushFill(f: FillFact): void {
     const j = this.fillCount;
-    if (j === this.fillCapacity) {
-      this.fillCapacity = Math.max(1024, this.fillCapacity * 2);
-      this.fillNumbers = grown(this.fillNumbers, this.fillCapacity * 3);
-    }
-    this.fillNumbers[j * 3] = f.price;
-    this.fillNumbers[j * 3 + 1] = f.quantity;
-    this.fillNumbers[j * 3 + 2] = f.maker_remaining;
-    this.fillStrings.set(j * 3, f.fill_id);
-    this.fillStrings.set(j * 3 + 1, f.maker_order_id);
-    this.fillStrings.set(j * 3 + 2, f.maker_trader_id);
+    if (j >= this.fillSlots.capacity) this.fillSlots.reserve(j + 1);
+    const fc = this.fillSlots.chunk(j);
+    const fo = this.fillSlots.offset(j);
+    fc[fo] = f.price;
+    fc[fo + 1] = f.quantity;
+    fc[fo + 2] = f.maker_remaining;
+    fc[fo + 3] = this.traders.intern(f.maker_trader_id);
+    this.fillStrings.set(j * 2, f.fill_id);
+    this.fillStrings.set(j * 2 + 1, f.maker_order_id);
     this.fillCount++;
   }
-
-  private grow(): void {
-    const n = Math.max(1024, this.capacity * 2);
-    this.kinds = grown(this.kinds, n);
-    this.flags = grown(this.flags, n);
-    this.numbers = grown(this.numbers, n * 3);
-    this.fillStarts = grown(this.fillStarts, n);
-    this.fillCounts = grown(this.fillCounts, n);
-    this.capacity = n;
-  }
-
 }

@@ -5,7 +5,7 @@
 import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
 import { BookEffect, CAUSE_CANCELED, CAUSE_FILLED, CAUSE_RESET, CAUSE_SETTLED, ORDER_ADDED, ORDER_REMOVED, ORDER_UPDATED, TRADE, type BookEffectListener } from './book-effect.ts';
 import { OrderBook } from './order-book.ts';
-import { Interner } from './orders/interner.ts';
+import { Interner } from '../events/interner.ts';
 import { LevelStore } from './orders/level-store.ts';
 import { NONE, OrderStore, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
 import type { OrderView } from './views.ts';

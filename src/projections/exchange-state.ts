@@ -5,7 +5,7 @@ import { EventSubject } from '../events/event-subject.ts';
 import type { ExchangeEvent, SchemaVersion } from '../events/types.ts';
 import { schemaOf, upcast, type RecordedEvent } from '../events/upcasters/upcast.ts';
 import { BooksProjection } from './books.ts';
-import { Interner } from './orders/interner.ts';
+import { Interner } from '../events/interner.ts';
 import { FillsProjection } from './fills.ts';
 import { Leaderboard } from './leaderboard.ts';
 import { MarketDataFeed } from './market-data.ts';

@@ -1,6 +1,6 @@
 // Markets and the global trading control.
 import type { ExchangeEvent, MarketDefinition } from '../events/types.ts';
-import { Interner } from './orders/interner.ts';
+import { Interner } from '../events/interner.ts';
 import type { ControlsView, MarketView } from './views.ts';
 
 export class MarketsProjection {

@@ -2,7 +2,7 @@
 // a market with open positions was deleted (so the leaderboard still has one common mark for them).
 import type { ExchangeEvent, EventOf } from '../events/types.ts';
 import { applyTrade, averageEntry, FLAT, settle, type PositionValues } from './position-math.ts';
-import { Interner } from './orders/interner.ts';
+import { Interner } from '../events/interner.ts';
 import type { PositionView } from './views.ts';
 
 export interface PositionRecord {

@@ -14,7 +14,7 @@ import { DeltaRing, L3_ADDED, L3_REMOVED, L3_TRADE, L3_UPDATED } from '../../src
 import type { L3Delta, L3Event } from '../../src/projections/market-data.ts';
 import { BookSide } from '../../src/projections/order-book.ts';
 import { IdIndex, idHash } from '../../src/projections/orders/id-index.ts';
-import { Interner } from '../../src/projections/orders/interner.ts';
+import { Interner } from '../../src/events/interner.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { parseEvent } from '../../src/events/event-schema.ts';
 import type { RecordedEvent } from '../../src/events/upcasters/upcast.ts';
@@ -195,6 +195,24 @@ describe('core: flat structures against reference models', function () {
     for (const e of [v1, stc, market]) events.push(e as unknown as ExchangeEvent);
     expect([0, 1, 2].map((i) => JSON.stringify(events.at(i)))).to.deep.equal([v1, stc, market].map((e) => JSON.stringify(e)));
     expect(() => events.at(3)).to.throw(RangeError);
+  });
+
+  it('the compact store packs traders and markets as numbers, and keeps whole the events past what the packing holds', () => {
+    const events = new CompactEvents();
+    const given: ExchangeEvent[] = [];
+    // 1,100 markets: past the 1,024 the packing holds, events are kept as objects; reads are the same.
+    for (let i = 0; i < 2200; i++) {
+      const market = `M${i % 1100}-X`;
+      const time = `2026-11-25T21:${String(10 + (i % 50)).padStart(2, '0')}:00.${String(i).padStart(6, '0')}Z`;
+      const e =
+        i % 2 === 0
+          ? { seq: i + 1, time, type: 'OrderCanceled', data: { order_id: `o${i}`, trader_id: `t${i % 7}`, market, side: 'SELL', price: i, remaining: 1 }, v: 2 }
+          : { seq: i + 1, time, type: 'OrderSubmitted', data: { order: { id: `o${i}`, trader_id: `t${i % 5}`, market, side: 'BUY', price: i, quantity: 3, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: i % 3 === 0 ? `c${i}` : null }, fills: [{ fill_id: `f${i}`, maker_order_id: `o${i - 1}`, maker_trader_id: `t${i % 11}`, price: i, quantity: 1, maker_remaining: 0 }, { fill_id: `g${i}`, maker_order_id: `o${i - 3}`, maker_trader_id: `t${i % 13}`, price: i, quantity: 1, maker_remaining: 2 }], self_trade_canceled: [], remaining: 1, status: 'open' }, v: 2 };
+      given.push(e as unknown as ExchangeEvent);
+      events.push(e as unknown as ExchangeEvent);
+    }
+    expect(events.length).to.equal(2200);
+    expect(given.map((_, i) => JSON.stringify(events.at(i)))).to.deep.equal(given.map((e) => JSON.stringify(e)));
   });
 
   it('the flat stores give back every admission time as given, canonical ones as numbers and any other text as it came', () => {

@@ -15,7 +15,7 @@ import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
 import { timeCode, timeText } from '../../events/time-code.ts';
 import { IdIndex, idHash } from './id-index.ts';
-import type { Interner } from './interner.ts';
+import type { Interner } from '../../events/interner.ts';
 import type { OrderView } from '../views.ts';
 
 export const NONE = -1;
