@@ -113,27 +113,23 @@ export class CompactEvents {
         fills = d.fills;
         break;
       }
-      case 'OrderCanceled': {
-        const d = event.data;
-        kind = CANCELED;
-        flags = v | sideCode(d.side);
-        trader = d.trader_id;
-        market = d.market;
-        a = d.price;
-        b = d.remaining;
-        orderId = d.order_id;
-        break;
-      }
+      case 'OrderCanceled':
       case 'OrderAmended': {
+        // The two share every member but their remaining quantities.
         const d = event.data;
-        kind = AMENDED;
         flags = v | sideCode(d.side);
         trader = d.trader_id;
         market = d.market;
         a = d.price;
-        b = d.previous_remaining;
-        c = d.remaining;
         orderId = d.order_id;
+        if (event.type === 'OrderCanceled') {
+          kind = CANCELED;
+          b = event.data.remaining;
+        } else {
+          kind = AMENDED;
+          b = event.data.previous_remaining;
+          c = event.data.remaining;
+        }
         break;
       }
       default:
