@@ -21,6 +21,9 @@ export class Exchange {
   constructor(options: ExchangeOptions = {}) {
     this.state = new ExchangeState(options);
     this.log = options.log ?? new InMemoryEventLog();
+    // The in-memory log packs traders and markets as numbers: with the state's interners, the names
+    // decide has just looked up are found again without a hash lookup.
+    if (this.log instanceof InMemoryEventLog) this.log.shareNames(this.state.traderNames, this.state.marketNames);
   }
 
   get seq(): number {

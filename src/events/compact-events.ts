@@ -70,11 +70,21 @@ export class CompactEvents {
   /** Per event: 2 strings (order id, client order id or null). */
   private readonly strings = new StringColumn<string | null>(null);
   private readonly objects = new Map<number, ExchangeEvent>();
-  private readonly traders = new Interner();
-  private readonly markets = new Interner();
+  private readonly traders: Interner;
+  private readonly markets: Interner;
   private fillCount = 0;
   private readonly fillSlots = new SlotColumn(FILL_STRIDE);
   private readonly fillStrings = new StringColumn<string>(''); // per fill: fill id, maker order id
+
+  /**
+   * `traders` and `markets` number the names the log packs: the state's own (Exchange passes them), so
+   * that the log finds the names decide has just looked up in their caches of the last one, or fresh.
+   * Interners only ever add names, so sharing them cannot change what the log reads back.
+   */
+  constructor(traders = new Interner(), markets = new Interner()) {
+    this.traders = traders;
+    this.markets = markets;
+  }
 
   get length(): number {
     return this.count;

@@ -1,5 +1,6 @@
 import { CompactEvents } from './compact-events.ts';
 import type { EventLog } from './event-log.ts';
+import type { Interner } from './interner.ts';
 import type { ExchangeEvent } from './types.ts';
 
 /**
@@ -7,7 +8,15 @@ import type { ExchangeEvent } from './types.ts';
  * (compact-events.ts), so a long log costs the garbage collector little; reading builds the events again.
  */
 export class InMemoryEventLog implements EventLog {
-  private readonly events = new CompactEvents();
+  private events = new CompactEvents();
+
+  /**
+   * Numbers traders and markets with these interners from now on (the state's: see CompactEvents), if
+   * the log is still empty; a log that holds events keeps the names it packed them with.
+   */
+  shareNames(traders: Interner, markets: Interner): void {
+    if (this.events.length === 0) this.events = new CompactEvents(traders, markets);
+  }
 
   get headSeq(): number {
     return this.events.length;

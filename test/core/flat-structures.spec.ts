@@ -213,6 +213,15 @@ describe('core: flat structures against reference models', function () {
     }
     expect(events.length).to.equal(2200);
     expect(given.map((_, i) => JSON.stringify(events.at(i)))).to.deep.equal(given.map((e) => JSON.stringify(e)));
+    // An in-memory log takes the interners it is given only while empty: one that holds events keeps
+    // the names it packed them with.
+    const log = new InMemoryEventLog();
+    log.shareNames(new Interner(), new Interner());
+    for (const e of given.slice(0, 10)) log.append(e);
+    const other = new Interner();
+    other.intern('someone else');
+    log.shareNames(other, other);
+    expect(log.all().map((e) => JSON.stringify(e))).to.deep.equal(given.slice(0, 10).map((e) => JSON.stringify(e)));
   });
 
   it('the flat stores give back every admission time as given, canonical ones as numbers and any other text as it came', () => {
