@@ -38,6 +38,8 @@ function prefixOf(second: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  // Outside four-digit years (and past Date's range, where it throws) whatever a Date writes.
+  if (!(year >= 0 && year <= 9999)) return new Date(second * 1000).toISOString().slice(0, 20);
   const hour = Math.floor(rest / 3600);
   rest -= hour * 3600;
   const minute = Math.floor(rest / 60);
