@@ -23,7 +23,7 @@ const TABLE = 1024;
 const textSeconds = new Float64Array(TABLE).fill(Number.NaN);
 const textPrefixes: string[] = new Array<string>(TABLE).fill('');
 
-/** `2026-11-25T21:43:17.`: the date and time of a second, as toISOString writes them (years 0 to 9999). */
+/** `2026-11-25T21:43:17.`: the date and time of a second, as toISOString writes them (four-digit years). */
 function prefixOf(second: number): string {
   // Days to a civil date in the proleptic Gregorian calendar (H. Hinnant's days_from_civil, inverted):
   // several times cheaper than a Date and its toISOString.
@@ -38,8 +38,6 @@ function prefixOf(second: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  // Outside four-digit years (and past Date's range, where it throws) whatever a Date writes.
-  if (!(year >= 0 && year <= 9999)) return new Date(second * 1000).toISOString().slice(0, 20);
   const hour = Math.floor(rest / 3600);
   rest -= hour * 3600;
   const minute = Math.floor(rest / 60);
@@ -81,8 +79,12 @@ export function timeCode(text: string): number {
   return code;
 }
 
-/** The canonical text of a time code (RFC 3339 UTC, six fractional digits). */
+/**
+ * The canonical text of a time code (RFC 3339 UTC, six fractional digits): any whole number of
+ * microseconds a double holds exactly (the years 1685 to 2255), which every code timeCode gives is.
+ */
 export function timeText(code: number): string {
+  if (!Number.isSafeInteger(code)) throw new RangeError(`time code: ${code} is not a whole number of microseconds a double holds exactly`);
   const second = Math.floor(code / 1_000_000);
   const at = second & (TABLE - 1);
   let prefix: string;

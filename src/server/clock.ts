@@ -31,8 +31,16 @@ export class AdmissionClock {
   }
 }
 
-/** RFC 3339 UTC with exactly six fractional digits (the core's time code, src/events/time-code.ts). */
-export const formatMicros: (micros: number) => string = timeText;
+/**
+ * RFC 3339 UTC with exactly six fractional digits: the core's time code (src/events/time-code.ts) for
+ * every time a clock makes; values past what it takes (far years, NaN) as a Date writes them, or its
+ * RangeError.
+ */
+export function formatMicros(micros: number): string {
+  if (Number.isSafeInteger(micros)) return timeText(micros);
+  const second = Math.floor(micros / 1_000_000);
+  return `${new Date(second * 1000).toISOString().slice(0, 20)}${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
+}
 
 export function parseMicros(time: string): number {
   const m = /^(.*\.\d{3})(\d{3})Z$/.exec(time);

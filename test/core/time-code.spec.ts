@@ -38,9 +38,8 @@ describe('core: time codes of admission times', () => {
     );
   });
 
-  it('writes a code no clock makes as a Date would (past four-digit years), and refuses one that is no time at all', () => {
-    for (const micros of [253_402_300_800_000_000, -62_167_219_200_000_001]) expect(timeText(micros)).to.equal(`${new Date(Math.floor(micros / 1000)).toISOString().slice(0, 20)}${String(micros - Math.floor(micros / 1_000_000) * 1_000_000).padStart(6, '0')}Z`);
-    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e21]) expect(() => timeText(bad), String(bad)).to.throw(RangeError);
+  it('refuses to write a code that is not a whole number of microseconds a double holds exactly', () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 0.5, Number.MAX_SAFE_INTEGER + 1, 8.64e21]) expect(() => timeText(bad), String(bad)).to.throw(RangeError);
   });
 
   it('refuses any text that is not exactly the canonical form of a time it can hold, and codes the rest exactly', () => {

@@ -11,6 +11,12 @@ describe('server: admission clock and credentials', () => {
     expect(formatMicros(1_767_225_600_123_456)).to.equal('2026-01-01T00:00:00.123456Z');
   });
 
+  it('formats values no clock makes (years past what the core codes, NaN) as a Date does, or throws its RangeError', () => {
+    expect(formatMicros(253_402_300_800_000_000)).to.equal('+010000-01-01T00:00:000000Z');
+    expect(formatMicros(-62_167_219_200_000_000)).to.equal('0000-01-01T00:00:00.000000Z');
+    expect(() => formatMicros(Number.NaN)).to.throw(RangeError);
+  });
+
   it('stamps strictly increasing times, and continues after a recovered head', () => {
     const clock = new AdmissionClock();
     let previous = '';
