@@ -16,7 +16,7 @@
 import { Interner } from './interner.ts';
 import { SlotColumn } from './slot-column.ts';
 import { StringColumn } from './string-column.ts';
-import { timeCode, timeText } from './time-code.ts';
+import { OddTimes } from './time-code.ts';
 import { SCHEMA_VERSION, type EventOf, type ExchangeEvent, type FillFact, type OrderStatus, type OrderType, type SelfTradePrevention, type Side, type TimeInForce } from './types.ts';
 
 const OBJECT = 0;
@@ -47,7 +47,7 @@ function statusCode(status: OrderStatus): number {
 // An event's slot: META (kind + 4 * flags + 2^11 * market + 2^21 * trader, an integer below 2^53),
 // three numbers (submitted: price or NaN, quantity, remaining; canceled: price, remaining; amended:
 // price, previous, remaining), FILLS (2^20 * first fill + fill count) and TIME (a time code, NaN when
-// the text is kept in oddTimes).
+// the text is kept in `times`).
 const STRIDE = 6;
 const META = 0;
 const N = 1;
@@ -66,7 +66,7 @@ const FILL_STRIDE = 4;
 export class CompactEvents {
   private count = 0;
   private readonly slots = new SlotColumn(STRIDE);
-  private readonly oddTimes = new Map<number, string>();
+  private readonly times = new OddTimes();
   /** Per event: 2 strings (order id, client order id or null). */
   private readonly strings = new StringColumn<string | null>(null);
   private readonly objects = new Map<number, ExchangeEvent>();
@@ -149,7 +149,6 @@ export class CompactEvents {
     const t = this.traders.intern(trader);
     // Past what the packing holds (more than a thousand markets, billions of traders or fills): kept whole.
     if (m >= MARKETS || t >= TRADERS || this.fillCount >= FILL_STARTS) return this.keep(i, event);
-    const time = timeCode(event.time);
     // Chunk by chunk (slot-column.ts): no large copy at once.
     if (i >= this.slots.capacity) this.slots.reserve(i + 1);
     const col = this.slots.chunk(i);
@@ -159,8 +158,7 @@ export class CompactEvents {
     col[at + N + 1] = b;
     col[at + N + 2] = c;
     col[at + FILLS] = fills === null ? 0 : this.fillCount * FILL_AT + fills.length;
-    col[at + TIME] = time;
-    if (Number.isNaN(time)) this.oddTimes.set(i, event.time);
+    col[at + TIME] = this.times.code(i, event.time);
     this.strings.set(i * 2, orderId);
     this.strings.set(i * 2 + 1, clientId);
     if (fills !== null) for (const f of fills) this.pushFill(f);
@@ -179,8 +177,7 @@ export class CompactEvents {
     const market = this.markets.nameOf(Math.floor(meta / MARKET_AT) % MARKETS);
     const trader = this.traders.nameOf(Math.floor(meta / TRADER_AT));
     const seq = i + 1;
-    const code = col[at + TIME] as number;
-    const time = Number.isNaN(code) ? (this.oddTimes.get(i) as string) : timeText(code);
+    const time = this.times.text(i, col[at + TIME] as number);
     const side = SIDES[(flags >> 1) & 1] as Side;
     const orderId = this.strings.get(i * 2) as string;
     let type: 'OrderSubmitted' | 'OrderCanceled' | 'OrderAmended';

@@ -55,7 +55,7 @@ export function timeCode(text: string): number {
   if (text === lastText) return lastCode;
   if (text.length !== 27 || text.charCodeAt(26) !== 90 /* Z */) return Number.NaN;
   // (A slice and a compare: about half the time of startsWith here.)
-  if (codePrefix === '' || text.slice(0, 20) !== codePrefix) {
+  if (text.slice(0, 20) !== codePrefix) {
     if (!CANONICAL.test(text)) return Number.NaN;
     const ms = Date.parse(`${text.slice(0, 19)}Z`);
     if (!Number.isFinite(ms)) return Number.NaN;
@@ -96,4 +96,28 @@ export function timeText(code: number): string {
   }
   const fraction = code - second * 1_000_000;
   return `${prefix}${fraction < 100_000 ? String(fraction).padStart(6, '0') : fraction}Z`;
+}
+
+/**
+ * The times of a flat store as codes, with the text of any time that has none (timeCode gave NaN) kept
+ * here by the store's key (a slot, an index), so that the store gives back every time as it was given.
+ */
+export class OddTimes {
+  private readonly texts = new Map<number, string>();
+
+  /** The code to store for `text` under `key`; NaN when the text is kept here instead. */
+  code(key: number, text: string): number {
+    const code = timeCode(text);
+    if (Number.isNaN(code)) this.texts.set(key, text);
+    return code;
+  }
+
+  /** The text of what the store holds under `key`: its code written back, or the text kept here. */
+  text(key: number, code: number): string {
+    return Number.isNaN(code) ? (this.texts.get(key) as string) : timeText(code);
+  }
+
+  clear(): void {
+    this.texts.clear();
+  }
 }

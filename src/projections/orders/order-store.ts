@@ -1,19 +1,20 @@
 // Every order since the last reset, in any status, kept flat: one slot per order, its numbers side by
 // side in two columns of doubles (seven numbers, eight integers: an order's fields share a cache line or
-// two instead of one line per field) and its strings (id, client order id) in arrays of references, with the links of the book's price-level queue and of its trader's open-order list in the
-// same slot. A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No
-// object per order: at a million resting orders the garbage collector has nothing to trace but a few
-// arrays, and a submission allocates nothing that outlives the command: its admission time is kept as
-// a number (time-code.ts), not as the command's time string, which would live as long as the order. The columns are arrays of
-// doubles on the V8 heap, not typed arrays, so that a growing store does not make V8 collect the whole
-// heap for "external memory pressure" every 64 MiB (slot-column.ts).
+// two instead of one line per field) and its strings (id, client order id) in arrays of references,
+// with the links of the book's price-level queue and of its trader's open-order list in the same slot.
+// A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No object per
+// order: at a million resting orders the garbage collector has nothing to trace but a few arrays, and a
+// submission allocates nothing that outlives the command: its admission time is kept as a number
+// (time-code.ts), not as the command's time string, which would live as long as the order. The columns
+// are arrays of doubles on the V8 heap, not typed arrays, so that a growing store does not make V8
+// collect the whole heap for "external memory pressure" every 64 MiB (slot-column.ts).
 //
 // Slots are never reused until a reset clears the store, so a slot names one order for good: the order
 // history (lookups by id and client order id, duplicate answers) and the book share it.
 import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
 import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
-import { timeCode, timeText } from '../../events/time-code.ts';
+import { OddTimes } from '../../events/time-code.ts';
 import { IdIndex, idHash } from './id-index.ts';
 import type { Interner } from '../../events/interner.ts';
 import type { OrderView } from '../views.ts';
@@ -69,7 +70,7 @@ const REMAINING = 2;
 const FILLED = 3;
 const NOTIONAL = 4;
 const SEQ = 5;
-/** The admission time's code (time-code.ts); NaN when the text is not in the canonical form (see oddTimes). */
+/** The admission time's code (time-code.ts); NaN when the text is not in the canonical form (its text is then in `times`). */
 const CREATED = 6;
 const INTS = 8;
 const TRADER = 0;
@@ -111,7 +112,7 @@ export class OrderStore {
   /** Per slot, STRS references side by side: the id, the client order id. */
   private readonly strs = new StringColumn<string | null>(null);
   /** Admission times not in the canonical form (a log from elsewhere), as given, by slot. */
-  private readonly oddTimes = new Map<number, string>();
+  private readonly times = new OddTimes();
   // The last admission time written out: an order's views, deltas and replies within one command read
   // it several times, and the newest order's is the very string its command came with.
   private lastCreatedCode = Number.NaN;
@@ -191,10 +192,9 @@ export class OrderStore {
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
-    const created = timeCode(createdAt);
+    const created = this.times.code(slot, createdAt);
     num[n + CREATED] = created;
-    if (Number.isNaN(created)) this.oddTimes.set(slot, createdAt);
-    else {
+    if (!Number.isNaN(created)) {
       this.lastCreatedCode = created;
       this.lastCreatedText = createdAt;
     }
@@ -222,10 +222,12 @@ export class OrderStore {
   createdAt(slot: number): string {
     const code = this.num.get(slot, CREATED);
     if (code === this.lastCreatedCode) return this.lastCreatedText;
-    if (Number.isNaN(code)) return this.oddTimes.get(slot) as string;
-    this.lastCreatedCode = code;
-    this.lastCreatedText = timeText(code);
-    return this.lastCreatedText;
+    const text = this.times.text(slot, code);
+    if (!Number.isNaN(code)) {
+      this.lastCreatedCode = code;
+      this.lastCreatedText = text;
+    }
+    return text;
   }
   clientOrderId(slot: number): string | null {
     return this.strs.get(slot * STRS + CLIENT_ID);
@@ -398,7 +400,7 @@ export class OrderStore {
     this.history.clear();
     this.indexed = 0;
     this.strs.clear();
-    this.oddTimes.clear();
+    this.times.clear();
   }
 
   // One chunk at a time once the columns are past their first (slot-column.ts): making room for a
