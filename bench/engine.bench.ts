@@ -251,11 +251,15 @@ async function measure(size: number): Promise<void> {
     stateBytes = (after.heap - before.heap) / alone.exchange.state.books.restingCount;
     stateBuffers = (after.buffers - before.buffers) / alone.exchange.state.books.restingCount;
   }
-  const base = memoryUsed();
+  const base = MEMORY ? memoryUsed() : null;
   let s: Setup | null = setup(size, true);
-  const used = memoryUsed();
-  const withLogBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
-  const withLogBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
+  let withLogBytes = Number.NaN;
+  let withLogBuffers = Number.NaN;
+  if (base !== null) {
+    const used = memoryUsed();
+    withLogBytes = (used.heap - base.heap) / s.exchange.state.books.restingCount;
+    withLogBuffers = (used.buffers - base.buffers) / s.exchange.state.books.restingCount;
+  }
   // Warm up the JIT on a separate slice, then measure.
   await runEngine(s, workload(s, Math.min(50_000, COMMANDS), 99));
   const commands = workload(s, COMMANDS, size);
