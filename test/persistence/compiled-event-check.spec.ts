@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { parseEvent } from '../../src/events/event-schema.ts';
-import { compileEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
+import { compiledEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
+import { eventCheckSource, GENERATED_EVENT_CHECK } from '../../src/server/persistence/pipeline/event-check-source.ts';
 import { fixturePath, FIXTURES } from '../../replay/fixtures.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -58,7 +59,7 @@ function mutate(value: Json, path: (string | number)[], how: 'delete' | 'add' | 
 
 describe('compiled event check (replay pipeline)', function () {
   this.timeout(60_000);
-  const check = compileEventCheck();
+  const check = compiledEventCheck();
   const agree = (value: Json): void => {
     const accepted = parseEvent(value).ok;
     // Lengths are counted in UTF-16 units, zod's in code points: where a string has astral characters,
@@ -67,6 +68,12 @@ describe('compiled event check (replay pipeline)', function () {
       if (check(value)) expect(accepted, JSON.stringify(value)).to.equal(true);
     } else expect(check(value), JSON.stringify(value)).to.equal(accepted);
   };
+
+  it('is generated from the event schemas as they are now (npm run generate:event-check)', () => {
+    // The committed module must be what the schemas compile to today: a schema changed without
+    // regenerating it would leave the fast path checking the old shapes.
+    expect(readFileSync(GENERATED_EVENT_CHECK, 'utf8') === eventCheckSource(), 'event-check.generated.js is stale: run npm run generate:event-check').to.equal(true);
+  });
 
   it('accepts every event of the recorded logs, of both schema versions', () => {
     const types = new Set(recorded.map((e) => (e as { type: string }).type));

@@ -23,7 +23,7 @@ import { LogIntegrityError, recoverExchange } from '../../src/server/persistence
 import { processedChunks } from '../../src/server/persistence/pipeline/chunk-pipeline.ts';
 import { processChunk } from '../../src/server/persistence/pipeline/chunk-work.ts';
 import { wellFormedEvent } from '../../src/server/persistence/pipeline/well-formed-event.ts';
-import { compileEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
+import { compiledEventCheck } from '../../src/server/persistence/pipeline/compiled-event-check.ts';
 import { parseEvent } from '../../src/events/event-schema.ts';
 import { fixturePath, FIXTURES, type Expected } from '../../replay/fixtures.ts';
 import { rebuild } from '../../replay/rebuild.ts';
@@ -141,7 +141,7 @@ describe('pipelined replay and recovery', function () {
     const event = JSON.parse(changed[at] as string) as Record<string, unknown>;
     delete event['hash'];
     expect(parseEvent(event).ok).to.equal(true);
-    expect(compileEventCheck()(event)).to.equal(false);
+    expect(compiledEventCheck()(event)).to.equal(false);
     const path = file('astral-id', changed);
     const many = await rebuild({ file: path, quiet: true, ...SMALL });
     const one = await rebuild({ file: path, quiet: true, workers: 1, chunkBytes: 1 << 30 });

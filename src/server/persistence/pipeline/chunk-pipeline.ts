@@ -184,7 +184,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
         while (inFlight.length >= maxInFlight) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
       }
     }
-    // Without a pool the log is one chunk, processed here, shape included (cheaper than compiling the check).
+    // Without a pool the log is one chunk, processed here, shape included (with zod, which names a fault).
     for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)) : pool.submit(r));
     while (inFlight.length > 0) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
   } finally {
