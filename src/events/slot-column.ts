@@ -67,13 +67,22 @@ export class SlotColumn {
   reserve(slots: number): void {
     while (this.room < slots) {
       if (this.room < SLOTS) {
-        // The first chunk: doubled (copied) while it is smaller than a full chunk.
-        const length = Math.max(FIRST_SLOTS, this.room * 2);
-        const bigger = doubles(length * this.stride);
+        // The first chunk: doubled (copied) while it is smaller than a full chunk. concat makes the
+        // doubled array in one allocation, with the old values copied as memory, and fill zeroes the new
+        // half in place (both keep the array's unboxed doubles). A fresh array of zeros with the old values
+        // copied in element by element allocated twice as much (doubles() builds by concat) and touched
+        // 1.75x the pages: 37 ms against 20 ms for a first chunk of stride 8 on a machine where each
+        // fresh page costs ~12 µs (docs/benchmarks.md, stop 25).
         const old = this.chunks[0];
-        if (old !== undefined) for (let i = 0; i < old.length; i++) bigger[i] = old[i] as number;
-        this.chunks[0] = bigger;
-        this.room = length;
+        if (old === undefined) {
+          this.chunks[0] = doubles(FIRST_SLOTS * this.stride);
+          this.room = FIRST_SLOTS;
+        } else {
+          const bigger = old.concat(old);
+          bigger.fill(0, old.length);
+          this.chunks[0] = bigger;
+          this.room *= 2;
+        }
       } else {
         this.chunks.push(blankChunk(SLOTS * this.stride));
         this.room += SLOTS;
