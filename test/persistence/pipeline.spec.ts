@@ -67,6 +67,38 @@ describe('pipelined replay and recovery', function () {
     expect(verifier.headHash).to.equal(log.previous);
   });
 
+  it('with its default sizes, reads a log of up to 256 KiB on the calling thread and a longer one through workers, in chunks under V8\'s large-object size', async () => {
+    // Chunks processed on the calling thread come back validated (zod); the workers never validate.
+    const read = async (text: string): Promise<{ validated: boolean[]; sizes: number[] }> => {
+      const bytes = new TextEncoder().encode(text);
+      async function* pieces(): AsyncGenerator<Uint8Array> {
+        for (let at = 0; at < bytes.length; at += 16_384) yield bytes.subarray(at, at + 16_384);
+      }
+      const validated: boolean[] = [];
+      const sizes: number[] = [];
+      for await (const chunk of processedChunks(pieces(), { format: 'ndjson', startHash: GENESIS_HASH, validate: true })) {
+        expect(chunk.ok).to.equal(true);
+        validated.push(chunk.validated);
+        sizes.push(chunk.bytes.length);
+      }
+      return { validated, sizes };
+    };
+    let short = '';
+    for (const line of lines) {
+      if (short.length + line.length + 1 > 200 * 1024) break;
+      short += line + '\n';
+    }
+    expect(short.length).to.be.greaterThan(128 * 1024);
+    const few = await read(short);
+    expect(few.validated.length).to.be.greaterThan(1);
+    expect(few.validated.every((v) => v)).to.equal(true);
+    const whole = lines.join('\n') + '\n';
+    expect(whole.length).to.be.greaterThan(512 * 1024);
+    const many = await read(whole);
+    expect(many.validated.every((v) => !v)).to.equal(true);
+    expect(Math.max(...many.sizes)).to.be.at.most(64 * 1024);
+  });
+
   it('stops at --until-seq inside a chunk exactly', async () => {
     const until = 1234;
     const { exchange, stoppedEarly } = await rebuild({ file: file('until', lines), quiet: true, untilSeq: until, ...SMALL });

@@ -5,8 +5,8 @@
 // check is the caller's because it needs the parsed events, which only the caller has: in a worker it
 // would cost a second parse of every COPY row, and on two cores the workers are the busier side.
 //
-// A short log (one chunk) is processed on the calling thread: starting workers would cost more than
-// they save.
+// A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
+// than they save.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
@@ -22,11 +22,25 @@ export interface PipelineOptions {
   readonly validate: boolean;
   /** Worker threads (default: one per core but one, at least one, at most four). */
   readonly workers?: number;
-  /** Bytes per chunk (default 256 KiB). */
+  /** Bytes per chunk (default 64 KiB, see DEFAULT_CHUNK_BYTES). */
   readonly chunkBytes?: number;
 }
 
 const WORKER_URL = new URL('./chunk-worker.ts', import.meta.url);
+
+// A chunk's texts (the worker's decoded bytes and its events' array text, the main thread's copy of that
+// text) stay below V8's largest regular object (128 KiB), so they are born in the young generation,
+// whose pages are reused collection after collection. At 256 KiB each was a large object with memory
+// of its own, mapped fresh and given back when collected: a replay touched 27% more fresh pages (0.155
+// against 0.113 an event), on a machine where a fresh page costs ~12 µs, and ran 5-7% slower (three
+// alternating rounds, docs/benchmarks.md, stop 25).
+export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+// Chunks handed out and not yet read by the caller, as bytes: each thread waits for the other less with
+// a deeper queue (at three 256 KiB chunks both threads were idle 12-14% of a replay; 16 of them, 4 MiB,
+// ran a 1,000,000-event replay 4-9% faster and a recovery 7-10%; 32 added nothing).
+const IN_FLIGHT_BYTES = 4 * 1024 * 1024;
+// Logs up to this size start no workers (the one chunk of the 256 KiB chunks before).
+const INLINE_BYTES = 256 * 1024;
 
 export function defaultWorkers(): number {
   return Math.min(4, Math.max(1, availableParallelism() - 1));
@@ -88,14 +102,16 @@ function own(source: Uint8Array, start: number, end: number): Uint8Array {
  * are the caller's until it asks for the next result: then they are reused.
  */
 export async function* processedChunks(source: AsyncIterable<Uint8Array>, options: PipelineOptions): AsyncGenerator<ChunkResult> {
-  const chunkBytes = options.chunkBytes ?? 256 * 1024;
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const workerCount = options.workers ?? defaultWorkers();
   let pool: WorkerPool | null = null;
   const inFlight: Promise<ChunkResult>[] = [];
-  // Chunks handed out and not yet read by the caller. Each thread waits for the other less with a
-  // deeper queue: at 3 (before) both were idle 12-14% of a replay; at 16, 4 MiB of chunks, a
-  // 1,000,000-event replay ran 4-9% faster and a recovery 7-10% (32 added nothing).
-  const maxInFlight = Math.max(16, workerCount * 8);
+  // A log shorter than this is processed on the calling thread: starting workers would cost more than
+  // they save (30-45 ms to a worker's first result). A caller that picks the chunk size (the tests, to
+  // send short logs through the workers) gets them from its second chunk on.
+  const inlineBytes = options.chunkBytes === undefined ? INLINE_BYTES : chunkBytes;
+  // 4 MiB of chunks out (64 of the default size), at least eight per worker, at most 64 of any size.
+  const maxInFlight = Math.min(64, Math.max(Math.ceil(IN_FLIGHT_BYTES / chunkBytes), 16, workerCount * 8));
   let id = 0;
   let context: Uint8Array | null = null;
   let held: Uint8Array[] = [];
@@ -108,7 +124,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
     return r;
   };
   // Chunk buffers are reused: each one goes to a worker and comes back with its result, and is free
-  // again once the caller asks for the next result. A fresh 256 KiB buffer per chunk (and another for
+  // again once the caller asks for the next result. A fresh chunk-sized buffer per chunk (and another for
   // joining the source's pieces) made the collector run inside postMessage, for the external memory
   // they added: 0.03 ms a post at the median, 0.7 ms at the 90th percentile, 6% of a recovery.
   const free: ArrayBuffer[] = [];
@@ -175,7 +191,8 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
     for await (const piece of source) {
       held.push(piece);
       heldBytes += piece.length;
-      while (heldBytes >= chunkBytes) {
+      // The workers start once the log is known to be longer than a short one.
+      while (heldBytes >= chunkBytes && (pool !== null || heldBytes >= inlineBytes)) {
         const r = cut(false);
         if (r === null) break;
         pool ??= new WorkerPool(workerCount);
@@ -184,7 +201,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
         while (inFlight.length >= maxInFlight) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
       }
     }
-    // Without a pool the log is one chunk, processed here, shape included (with zod, which names a fault).
+    // Without a pool the log is short, processed here, shape included (with zod, which names a fault).
     for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)) : pool.submit(r));
     while (inFlight.length > 0) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
   } finally {
