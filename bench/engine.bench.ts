@@ -158,6 +158,10 @@ interface EngineRun {
   readonly refused: number;
   /** Garbage collection pauses during the run, as a share of its wall time. */
   readonly gcShare: number;
+  /** Pages the process touched for the first time during the run (minor page faults), per command. */
+  readonly faultsPerCommand: number;
+  /** Heap the run left behind (the history: orders, events, fills), per command, after a full collection. */
+  readonly keptPerCommand: number;
 }
 
 // Every GC pause of the process, as V8 reports it (entries arrive after the fact; runEngine awaits them).
@@ -169,6 +173,8 @@ new PerformanceObserver((list) => {
 async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   const lat = new Float64Array(commands.length);
   let refused = 0;
+  const heapBefore = process.memoryUsage().heapUsed;
+  const faults = process.resourceUsage().minorPageFault;
   const cpu = process.cpuUsage();
   const from = performance.now();
   const start = process.hrtime.bigint();
@@ -187,11 +193,15 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   }
   const seconds = Number(prev - start) / 1e9;
   const used = process.cpuUsage(cpu);
+  const faulted = process.resourceUsage().minorPageFault - faults;
   const to = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 20));
   let gcMs = 0;
   for (const p of gcPauses) if (p.start >= from && p.start < to) gcMs += p.duration;
   lat.sort();
+  // The callers collect before the run, so what a collection leaves now is what the run kept.
+  gc();
+  const kept = process.memoryUsage().heapUsed - heapBefore;
   return {
     perSecond: commands.length / seconds,
     perCpuSecond: commands.length / ((used.user + used.system) / 1e6),
@@ -200,6 +210,8 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
     p999: percentile(lat, 0.999) / 1000,
     refused,
     gcShare: gcMs / (to - from),
+    faultsPerCommand: faulted / commands.length,
+    keptPerCommand: kept / commands.length,
   };
 }
 
@@ -216,6 +228,30 @@ function runReference(count: number): number {
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   return count / seconds;
 }
+
+/**
+ * What this machine charges for a page of memory touched for the first time, in µs: copies of a 4 MiB
+ * array of doubles (a new chunk of the stores' columns is one), timed and divided by the page faults
+ * they caused. A page costs about 0.1-0.3 µs on bare metal; on a virtual machine whose host backs guest
+ * memory lazily it can cost 50 times that, which then shows in every figure of a store that grows (the
+ * order history and the log grow by a few hundred bytes a command), so the benchmark prints it beside
+ * them.
+ */
+function freshPageMicros(): number {
+  const template: number[] = [0.5];
+  template[0] = 0;
+  let blank = template;
+  while (blank.length < 1 << 19) blank = blank.concat(blank);
+  const copies: number[][] = [];
+  const faults = process.resourceUsage().minorPageFault;
+  const start = performance.now();
+  for (let i = 0; i < 8; i++) copies.push(blank.slice());
+  const micros = (performance.now() - start) * 1000;
+  const touched = process.resourceUsage().minorPageFault - faults;
+  return copies.length > 0 && touched > 0 ? micros / touched : Number.NaN;
+}
+
+let pageMicros = Number.NaN;
 
 function heapUsed(): number {
   return memoryUsed().heap;
@@ -264,6 +300,7 @@ async function measure(size: number): Promise<void> {
   await runEngine(s, workload(s, Math.min(50_000, COMMANDS), 99));
   const commands = workload(s, COMMANDS, size);
   const reference = runReference(COMMANDS);
+  pageMicros = freshPageMicros();
   // The warm-up's garbage and the 300,000 command objects just built are the benchmark's, not the
   // engine's: collect them now, so that a major GC they trigger does not land inside the timed run.
   gc();
@@ -313,6 +350,7 @@ function report(size: number, label: string, r: EngineRun, reference: number, ta
       `resting ${size.toLocaleString('en-US').padStart(9)} ${label}`,
       `${Math.round(r.perSecond).toLocaleString('en-US').padStart(9)} commands/s (${Math.round(r.perCpuSecond).toLocaleString('en-US')} per CPU second)`,
       `p50 ${r.p50.toFixed(2)} µs  p99 ${r.p99.toFixed(2)} µs  p99.9 ${r.p999.toFixed(2)} µs  GC ${(100 * r.gcShare).toFixed(1)}%`,
+      `kept ${r.keptPerCommand.toFixed(0)} B, fresh pages ${r.faultsPerCommand.toFixed(3)} per command (${((r.faultsPerCommand * pageMicros * r.perSecond) / 1e4).toFixed(0)}% of the run at ${pageMicros.toFixed(1)} µs a page)`,
       `reference ${Math.round(reference).toLocaleString('en-US')} ops/s (engine/reference ${(r.perSecond / reference).toFixed(3)})`,
       tail,
       `refused ${r.refused}`,
