@@ -17,7 +17,7 @@ import { chainHash, GENESIS_HASH, sha256Hex } from '../../src/events/hash.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { encodeEventRow, EVENT_COLUMNS } from '../../src/server/persistence/postgres/copy-text.ts';
+import { copyEscape, encodeEventRow, EVENT_COLUMNS } from '../../src/server/persistence/postgres/copy-text.ts';
 import { migrate } from '../../src/server/persistence/postgres/migrator.ts';
 import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
 import { processedChunks } from '../../src/server/persistence/pipeline/chunk-pipeline.ts';
@@ -67,36 +67,50 @@ describe('pipelined replay and recovery', function () {
     expect(verifier.headHash).to.equal(log.previous);
   });
 
-  it('with its default sizes, reads a log of up to 256 KiB on the calling thread and a longer one through workers, in chunks under V8\'s large-object size', async () => {
-    // Chunks processed on the calling thread come back validated (zod); the workers never validate.
-    const read = async (text: string): Promise<{ validated: boolean[]; sizes: number[] }> => {
+  it('with its default sizes, reads a log of up to 256 KiB on the calling thread and a longer one through workers, NDJSON in chunks under V8\'s large-object size', async () => {
+    const read = async (text: string, format: 'copy' | 'ndjson'): Promise<{ validated: boolean[]; sizes: number[] }> => {
       const bytes = new TextEncoder().encode(text);
       async function* pieces(): AsyncGenerator<Uint8Array> {
         for (let at = 0; at < bytes.length; at += 16_384) yield bytes.subarray(at, at + 16_384);
       }
       const validated: boolean[] = [];
       const sizes: number[] = [];
-      for await (const chunk of processedChunks(pieces(), { format: 'ndjson', startHash: GENESIS_HASH, validate: true })) {
+      for await (const chunk of processedChunks(pieces(), { format, startHash: GENESIS_HASH, validate: true })) {
         expect(chunk.ok).to.equal(true);
         validated.push(chunk.validated);
         sizes.push(chunk.bytes.length);
       }
       return { validated, sizes };
     };
+    // COPY rows (as COPY (select seq, hash, canonical ...) TO STDOUT writes them): chunks processed on
+    // the calling thread come back validated (zod); workers do not validate rows (they do not parse them).
+    const rows = log.rows.map(({ event, hash }) => `${event.seq}\t${hash}\t${copyEscape(canonicalJson(event))}\n`);
     let short = '';
-    for (const line of lines) {
-      if (short.length + line.length + 1 > 200 * 1024) break;
-      short += line + '\n';
+    for (const row of rows) {
+      if (short.length + row.length > 200 * 1024) break;
+      short += row;
     }
     expect(short.length).to.be.greaterThan(128 * 1024);
-    const few = await read(short);
-    expect(few.validated.length).to.be.greaterThan(1);
-    expect(few.validated.every((v) => v)).to.equal(true);
-    const whole = lines.join('\n') + '\n';
-    expect(whole.length).to.be.greaterThan(512 * 1024);
-    const many = await read(whole);
+    const few = await read(short, 'copy');
+    expect(few.validated).to.deep.equal([true]);
+    const whole = rows.join('');
+    expect(whole.length).to.be.greaterThan(768 * 1024);
+    const many = await read(whole, 'copy');
     expect(many.validated.every((v) => !v)).to.equal(true);
-    expect(Math.max(...many.sizes)).to.be.at.most(64 * 1024);
+    expect(many.sizes.length).to.be.greaterThan(2);
+    expect(Math.max(...many.sizes)).to.be.at.most(256 * 1024);
+    // NDJSON: a short log is several chunks, all on the calling thread; a long one's are at most 64 KiB.
+    let shortLines = '';
+    for (const line of lines) {
+      if (shortLines.length + line.length + 1 > 200 * 1024) break;
+      shortLines += line + '\n';
+    }
+    const fewLines = await read(shortLines, 'ndjson');
+    expect(fewLines.validated.length).to.be.greaterThan(1);
+    expect(fewLines.validated.every((v) => v)).to.equal(true);
+    const manyLines = await read(lines.join('\n') + '\n', 'ndjson');
+    expect(manyLines.validated.every((v) => !v)).to.equal(true);
+    expect(Math.max(...manyLines.sizes)).to.be.at.most(64 * 1024);
   });
 
   it('stops at --until-seq inside a chunk exactly', async () => {

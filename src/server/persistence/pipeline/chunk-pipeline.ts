@@ -22,19 +22,25 @@ export interface PipelineOptions {
   readonly validate: boolean;
   /** Worker threads (default: one per core but one, at least one, at most four). */
   readonly workers?: number;
-  /** Bytes per chunk (default 64 KiB, see DEFAULT_CHUNK_BYTES). */
+  /** Bytes per chunk (default: by format, see defaultChunkBytes). */
   readonly chunkBytes?: number;
 }
 
 const WORKER_URL = new URL('./chunk-worker.ts', import.meta.url);
 
-// A chunk's texts (the worker's decoded bytes and its events' array text, the main thread's copy of that
-// text) stay below V8's largest regular object (128 KiB), so they are born in the young generation,
-// whose pages are reused collection after collection. At 256 KiB each was a large object with memory
-// of its own, mapped fresh and given back when collected: a replay touched 27% more fresh pages (0.155
-// against 0.113 an event), on a machine where a fresh page costs ~12 µs, and ran 5-7% slower (three
-// alternating rounds, docs/benchmarks.md, stop 25).
-export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes per chunk by default. NDJSON: 64 KiB, so that a chunk's texts (the worker's decoded bytes and its
+ * events' array text, the main thread's copy of that text) stay below V8's largest regular object (128
+ * KiB) and are born in the young generation, whose pages are reused collection after collection; at 256
+ * KiB each was a large object with memory of its own, mapped fresh and given back when collected, and a
+ * replay touched 27% more fresh pages (0.155 against 0.113 an event, on a machine where a fresh page
+ * costs ~12 µs) and ran 5-7% slower. COPY rows: 256 KiB, where recovery ran 2-5% faster than at 64 KiB
+ * (the worker parses no row, and there are four times fewer chunks to hand over); docs/benchmarks.md,
+ * stop 25.
+ */
+export function defaultChunkBytes(format: ChunkFormat): number {
+  return format === 'ndjson' ? 64 * 1024 : 256 * 1024;
+}
 // Chunks handed out and not yet read by the caller, as bytes: each thread waits for the other less with
 // a deeper queue (at three 256 KiB chunks both threads were idle 12-14% of a replay; 16 of them, 4 MiB,
 // ran a 1,000,000-event replay 4-9% faster and a recovery 7-10%; 32 added nothing).
@@ -102,7 +108,7 @@ function own(source: Uint8Array, start: number, end: number): Uint8Array {
  * are the caller's until it asks for the next result: then they are reused.
  */
 export async function* processedChunks(source: AsyncIterable<Uint8Array>, options: PipelineOptions): AsyncGenerator<ChunkResult> {
-  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const chunkBytes = options.chunkBytes ?? defaultChunkBytes(options.format);
   const workerCount = options.workers ?? defaultWorkers();
   let pool: WorkerPool | null = null;
   const inFlight: Promise<ChunkResult>[] = [];
@@ -110,7 +116,7 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
   // they save (30-45 ms to a worker's first result). A caller that picks the chunk size (the tests, to
   // send short logs through the workers) gets them from its second chunk on.
   const inlineBytes = options.chunkBytes === undefined ? INLINE_BYTES : chunkBytes;
-  // 4 MiB of chunks out (64 of the default size), at least eight per worker, at most 64 of any size.
+  // 4 MiB of chunks out (64 NDJSON chunks, 16 of COPY rows), at least eight per worker, at most 64.
   const maxInFlight = Math.min(64, Math.max(Math.ceil(IN_FLIGHT_BYTES / chunkBytes), 16, workerCount * 8));
   let id = 0;
   let context: Uint8Array | null = null;
