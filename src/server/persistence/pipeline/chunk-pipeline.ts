@@ -3,7 +3,9 @@
 // checkedEvents) and folds the chunks already done, strictly in order. The stages overlap: reading (the
 // source's I/O), hashing (the workers), parsing, checking and folding (the main thread). The shape
 // check is the caller's because it needs the parsed events, which only the caller has: in a worker it
-// would cost a second parse of every COPY row, and on two cores the workers are the busier side.
+// would cost a second parse of every COPY row. (The workers do parse NDJSON lines, to find their hash
+// members; checking those there was measured and only moved the bound from this thread to the worker
+// on two cores: docs/benchmarks.md, stop 25.)
 //
 // A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
 // than they save.
