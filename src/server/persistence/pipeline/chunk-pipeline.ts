@@ -40,7 +40,7 @@ const WORKER_URL = new URL('./chunk-worker.ts', import.meta.url);
  * (the worker parses no row, and there are four times fewer chunks to hand over); docs/benchmarks.md,
  * stop 25.
  */
-export function defaultChunkBytes(format: ChunkFormat): number {
+function defaultChunkBytes(format: ChunkFormat): number {
   return format === 'ndjson' ? 64 * 1024 : 256 * 1024;
 }
 // Chunks handed out and not yet read by the caller, as bytes: each thread waits for the other less with
