@@ -1,5 +1,5 @@
 // The engine's flat structures against simple reference models, over random operation sequences: the id
-// index against a Map, a book side against sorted arrays of FIFO queues, the delta ring against the list
+// index against a Map (also while it grows incrementally), a book side against sorted arrays of FIFO queues, the delta ring against the list
 // of every delta, the compact log against the events it was given, the string and slot columns against
 // arrays.
 import { expect } from 'chai';
@@ -66,6 +66,81 @@ describe('core: flat structures against reference models', function () {
         for (const [id, slot] of model) expect(index.get(id, hashOf(id))).to.equal(slot);
       }),
       { numRuns: 150, seed: 15 },
+    );
+  });
+
+  it('the id index answers as a Map does while it grows, its entries moving a few at a time', () => {
+    // Sessions filled past a growth (at 512 or at 1,024 entries) that go on while its entries move (1,024
+    // or 2,048 old positions, 8 an operation): adds, removes (of moved and unmoved entries alike) and
+    // lookups, hits and misses.
+    const op = fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ kind: 'add' as const }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('get' as const), pick: fc.nat(), miss: fc.boolean() }) },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 513, max: 600 }), fc.integer({ min: 1025, max: 1150 })), fc.array(op, { minLength: 200, maxLength: 1500 }), fc.boolean(), (prefill, ops, crowd) => {
+        const ids: string[] = [];
+        const hashes: number[] = [];
+        // The order store's column throws for a slot it never gave out, as this does.
+        const index = new IdIndex({
+          id: (slot: number): string => {
+            if (!(slot >= 0 && slot < ids.length)) throw new Error(`no slot ${slot}`);
+            return ids[slot] as string;
+          },
+        });
+        const model = new Map<string, number>();
+        const hashOf = (id: string): number => (crowd ? Math.imul(idHash(id) & 7, 0x9e3779b1) : idHash(id));
+        // Adds and removes since the growth under way began: every one moves entries, so a growth is done
+        // within (old positions) / 8 of them, at most 2,048 / 8 here.
+        let whileGrowing = 0;
+        const counted = (): void => {
+          whileGrowing = index.growing ? whileGrowing + 1 : 0;
+          expect(whileGrowing).to.be.at.most(256);
+        };
+        const add = (): void => {
+          const id = `order-${ids.length}`;
+          const slot = ids.length;
+          ids.push(id);
+          hashes.push(hashOf(id));
+          index.add(slot, hashes[slot] as number);
+          model.set(id, slot);
+          counted();
+        };
+        let grew = false;
+        for (let i = 0; i < prefill; i++) {
+          add();
+          grew ||= index.growing;
+        }
+        for (const o of ops) {
+          if (o.kind === 'add') add();
+          else if (o.kind === 'remove') {
+            if (model.size === 0) continue;
+            const id = [...model.keys()][o.pick % model.size] as string;
+            const slot = model.get(id) as number;
+            index.remove(slot, hashes[slot] as number);
+            model.delete(id);
+            counted();
+          } else {
+            const id = o.miss ? `absent-${o.pick}` : `order-${o.pick % Math.max(1, ids.length)}`;
+            expect(index.get(id, hashOf(id))).to.equal(model.get(id) ?? -1);
+          }
+          grew ||= index.growing;
+          expect(index.size).to.equal(model.size);
+        }
+        expect(grew, 'the session crossed a growth').to.equal(true);
+        for (const [id, slot] of model) expect(index.get(id, hashOf(id))).to.equal(slot);
+        // However it ends, the growth finishes within a bounded number of further operations.
+        for (let i = 0; i < 1024 && index.growing; i++) {
+          add();
+          const id = `order-${ids.length - 1}`;
+          index.remove(model.get(id) as number, hashes[model.get(id) as number] as number);
+          model.delete(id);
+        }
+        expect(index.growing).to.equal(false);
+        for (const [id, slot] of model) expect(index.get(id, hashOf(id))).to.equal(slot);
+      }),
+      { numRuns: 60, seed: 26 },
     );
   });
 

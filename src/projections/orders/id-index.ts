@@ -6,10 +6,25 @@
 // match) only when the hash matches. Deletion shifts the probe run back, so there are no tombstones and
 // no periodic rehash.
 //
+// Growth is incremental: a table past half full gets one twice the size, and the entries move over a
+// few at a time, with each add and remove after it, instead of all at once. Rehashing a million resting
+// orders in one go held the command that crossed 2^20 of them for 36 ms (bench:engine's 1M run); spread
+// out, each add or remove moves at most MOVES_PER_OP old entries while the move lasts. Until every entry
+// has moved, a lookup that misses in the new table looks in the old one; an entry leaves the old table
+// as a tombstone (never a hole), so the probe runs of those still there stay whole.
+//
 // Order ids are made by the server (random UUIDs), never chosen by a client, so the hash needs no
 // protection against crafted collisions.
 
 const MIN_ENTRIES = 1024;
+/**
+ * Old-table positions moved per add or remove while the table grows. A growth starts at half full (E/2
+ * entries in E positions) into 2E positions, and the next one is due at E entries, at least E/2 adds
+ * later; at 8 positions an operation the E old positions are done in E/8: long before.
+ */
+const MOVES_PER_OP = 8;
+/** An old-table entry that has moved (or was removed while the table grew). */
+const MOVED = -1;
 
 /**
  * An FNV-1a-style hash of the id's length and its code units, two per step (16 bits each, so nothing is
@@ -37,6 +52,10 @@ export class IdIndex {
   private table = new Int32Array(MIN_ENTRIES * 2);
   private mask = MIN_ENTRIES - 1;
   private count = 0;
+  /** While the table grows: the one before, whose entries from `cursor` on have not moved yet (see above). */
+  private old: Int32Array | null = null;
+  private oldMask = 0;
+  private cursor = 0;
   /** Each slot's id (the order store's column, which it replaces as it grows), to confirm a match. */
   private readonly keys: { id(slot: number): string };
 
@@ -48,26 +67,40 @@ export class IdIndex {
     return this.count;
   }
 
+  /** Whether entries are still moving from the previous, smaller table. */
+  get growing(): boolean {
+    return this.old !== null;
+  }
+
   /** The slot of `id`, or -1. `hash` is idHash(id). */
   get(id: string, hash: number): number {
     const table = this.table;
     const mask = this.mask;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const entry = table[2 * i + 1] as number;
-      if (entry === 0) return -1;
+      if (entry === 0) return this.old === null ? -1 : this.oldGet(id, hash);
       if (table[2 * i] === hash && this.keys.id(entry - 1) === id) return entry - 1;
     }
   }
 
   /** Adds a slot whose id (hashing to `hash`) is not in the index. */
   add(slot: number, hash: number): void {
-    if ((this.count + 1) * 2 > this.mask + 1) this.resize((this.mask + 1) * 2);
+    if ((this.count + 1) * 2 > this.mask + 1) this.grow();
+    else if (this.old !== null) this.move();
     this.place(hash, slot + 1);
     this.count++;
   }
 
   /** Removes a slot that is in the index under `hash`. */
   remove(slot: number, hash: number): void {
+    if (this.old !== null) {
+      // Moving first settles where the entry is; one that has not moved yet is left as a tombstone.
+      this.move();
+      if (this.oldRemove(slot, hash)) {
+        this.count--;
+        return;
+      }
+    }
     const table = this.table;
     const mask = this.mask;
     let i = hash & mask;
@@ -95,6 +128,7 @@ export class IdIndex {
     this.table = new Int32Array(MIN_ENTRIES * 2);
     this.mask = MIN_ENTRIES - 1;
     this.count = 0;
+    this.old = null;
   }
 
   private place(hash: number, entry: number): void {
@@ -106,13 +140,56 @@ export class IdIndex {
     table[2 * i + 1] = entry;
   }
 
-  private resize(entries: number): void {
-    const old = this.table;
+  // A table twice the size; the entries move to it over the next operations (move). A growth still
+  // under way is finished first (the arithmetic at MOVES_PER_OP says it never is).
+  private grow(): void {
+    if (this.old !== null) this.move(Number.POSITIVE_INFINITY);
+    const entries = (this.mask + 1) * 2;
+    this.old = this.table;
+    this.oldMask = this.mask;
+    this.cursor = 0;
     this.table = new Int32Array(entries * 2);
     this.mask = entries - 1;
-    for (let i = 0; i < old.length; i += 2) {
-      const entry = old[i + 1] as number;
-      if (entry !== 0) this.place(old[i] as number, entry);
+    this.move();
+  }
+
+  /** Moves the old table's next `positions` positions' entries to the new one; drops the old table when done. */
+  private move(positions = MOVES_PER_OP): void {
+    const old = this.old as Int32Array;
+    const end = Math.min(this.oldMask + 1, this.cursor + positions);
+    for (let i = this.cursor; i < end; i++) {
+      const entry = old[2 * i + 1] as number;
+      if (entry > 0) {
+        this.place(old[2 * i] as number, entry);
+        old[2 * i + 1] = MOVED;
+      }
+    }
+    this.cursor = end;
+    if (end === this.oldMask + 1) this.old = null;
+  }
+
+  private oldGet(id: string, hash: number): number {
+    const old = this.old as Int32Array;
+    const mask = this.oldMask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = old[2 * i + 1] as number;
+      if (entry === 0) return -1;
+      if (entry > 0 && old[2 * i] === hash && this.keys.id(entry - 1) === id) return entry - 1;
+    }
+  }
+
+  /** Removes the slot from the old table if it is still there (leaving a tombstone); whether it was. */
+  private oldRemove(slot: number, hash: number): boolean {
+    const old = this.old;
+    if (old === null) return false;
+    const mask = this.oldMask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = old[2 * i + 1] as number;
+      if (entry === 0) return false;
+      if (entry === slot + 1) {
+        old[2 * i + 1] = MOVED;
+        return true;
+      }
     }
   }
 }
