@@ -4,7 +4,9 @@
 // trading-extensions.md (20% IOC, 5% FOK, 10% post-only, 5% market orders, self-trade prevention on half
 // of the orders, client order ids on half, a cancel-all every 1,000 commands), and the heap a remembered
 // client order id costs. A reference loop (build an order object, index it
-// in a Map, drop it) runs in the same process, so the ratio stays meaningful on a noisy machine.
+// in a Map, drop it) runs in the same process, so the ratio stays meaningful on a noisy machine. Under
+// each run, its latency by what each command did (rested, traded against 1, 2 or 3+ orders, cancel,
+// amend, refused), and which of those make the slowest 1%.
 //
 //   npm run bench:engine            (all sizes)
 //   npm run bench:engine -- 1000    (one size)
@@ -15,6 +17,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { EventLog } from '../src/events/event-log.ts';
 import type { Command } from '../src/commands/types.ts';
+import type { ExchangeEvent } from '../src/events/types.ts';
 import { DuplicateSubmission, Refusal } from '../src/commands/errors.ts';
 import { prng as rng } from '../replay/prng.ts';
 
@@ -155,6 +158,8 @@ interface EngineRun {
   readonly p50: number;
   readonly p99: number;
   readonly p999: number;
+  /** The slowest command: a stall (a collection, a structure growing at once) shows here first. */
+  readonly max: number;
   readonly refused: number;
   /** Garbage collection pauses during the run, as a share of its wall time. */
   readonly gcShare: number;
@@ -162,6 +167,47 @@ interface EngineRun {
   readonly faultsPerCommand: number;
   /** Heap the run left behind (the history: orders, events, fills), per command, after a full collection. */
   readonly keptPerCommand: number;
+  /** Latency by what the command did (KIND_NAMES), and which kinds make the slowest 1% of the run. */
+  readonly tail: string;
+}
+
+// What each command did, for the latency tail by kind: an order that rests (or leaves unfilled: an IOC
+// that met nothing), one that trades against 1, 2 or 3+ resting orders, a cancel, an amend, a refusal,
+// anything else (a cancel-all). Recorded as a byte per command, so the timed loop only stores it.
+const KIND_NAMES = ['submit, rests', 'submit, 1 fill', 'submit, 2 fills', 'submit, 3+ fills', 'cancel', 'amend', 'refused', 'other'] as const;
+
+function kindOf(outcome: ExchangeEvent | Refusal): number {
+  if (outcome instanceof Refusal) return 6;
+  switch (outcome.type) {
+    case 'OrderSubmitted':
+      return Math.min(outcome.data.fills.length, 3);
+    case 'OrderCanceled':
+      return 4;
+    case 'OrderAmended':
+      return 5;
+    default:
+      return 7;
+  }
+}
+
+/**
+ * Per kind with any commands: its share of the run, its p50 and p99, and its share of the commands
+ * slower than the run's p99 (the tail the p99 goal is about).
+ */
+function tailByKind(lat: Float64Array, kinds: Uint8Array, p99: number): string {
+  const byKind = KIND_NAMES.map((): number[] => []);
+  for (let i = 0; i < lat.length; i++) (byKind[kinds[i] as number] as number[]).push(lat[i] as number);
+  let slow = 0;
+  for (let i = 0; i < lat.length; i++) if ((lat[i] as number) > p99) slow++;
+  const parts: string[] = [];
+  byKind.forEach((values, k) => {
+    if (values.length === 0) return;
+    const sorted = Float64Array.from(values).sort();
+    let over = 0;
+    for (const v of sorted) if (v > p99) over++;
+    parts.push(`${KIND_NAMES[k]} ${((100 * values.length) / lat.length).toFixed(1)}%: p50 ${(percentile(sorted, 0.5) / 1000).toFixed(2)} p99 ${(percentile(sorted, 0.99) / 1000).toFixed(2)} µs, ${slow === 0 ? 0 : ((100 * over) / slow).toFixed(0)}% of the slowest 1%`);
+  });
+  return parts.join('; ');
 }
 
 // Every GC pause of the process, as V8 reports it (entries arrive after the fact; runEngine awaits them).
@@ -172,6 +218,7 @@ new PerformanceObserver((list) => {
 
 async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   const lat = new Float64Array(commands.length);
+  const kinds = new Uint8Array(commands.length);
   let refused = 0;
   const heapBefore = process.memoryUsage().heapUsed;
   const faults = process.resourceUsage().minorPageFault;
@@ -182,10 +229,13 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   for (let i = 0; i < commands.length; i++) {
     // tryExecute: a refusal is an answer, returned as a value (the service turns it into its reply).
     try {
-      if (s.exchange.tryExecute(commands[i] as Command) instanceof Refusal) refused++;
+      const outcome = s.exchange.tryExecute(commands[i] as Command);
+      if (outcome instanceof Refusal) refused++;
+      kinds[i] = kindOf(outcome);
     } catch (err) {
       if (!(err instanceof DuplicateSubmission)) throw err;
       refused++;
+      kinds[i] = 6;
     }
     const now = process.hrtime.bigint();
     lat[i] = Number(now - prev);
@@ -198,6 +248,8 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   await new Promise((resolve) => setTimeout(resolve, 20));
   let gcMs = 0;
   for (const p of gcPauses) if (p.start >= from && p.start < to) gcMs += p.duration;
+  const p99 = percentile(Float64Array.from(lat).sort(), 0.99);
+  const tail = tailByKind(lat, kinds, p99);
   lat.sort();
   // The callers collect before the run, so what a collection leaves now is what the run kept.
   gc();
@@ -208,10 +260,12 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
     p50: percentile(lat, 0.5) / 1000,
     p99: percentile(lat, 0.99) / 1000,
     p999: percentile(lat, 0.999) / 1000,
+    max: (lat[lat.length - 1] ?? Number.NaN) / 1000,
     refused,
     gcShare: gcMs / (to - from),
     faultsPerCommand: faulted / commands.length,
     keptPerCommand: kept / commands.length,
+    tail,
   };
 }
 
@@ -350,13 +404,14 @@ function report(size: number, label: string, r: EngineRun, reference: number, ta
     [
       `resting ${size.toLocaleString('en-US').padStart(9)} ${label}`,
       `${Math.round(r.perSecond).toLocaleString('en-US').padStart(9)} commands/s (${Math.round(r.perCpuSecond).toLocaleString('en-US')} per CPU second)`,
-      `p50 ${r.p50.toFixed(2)} µs  p99 ${r.p99.toFixed(2)} µs  p99.9 ${r.p999.toFixed(2)} µs  GC ${(100 * r.gcShare).toFixed(1)}%`,
+      `p50 ${r.p50.toFixed(2)} µs  p99 ${r.p99.toFixed(2)} µs  p99.9 ${r.p999.toFixed(2)} µs  max ${(r.max / 1000).toFixed(1)} ms  GC ${(100 * r.gcShare).toFixed(1)}%`,
       `kept ${r.keptPerCommand.toFixed(0)} B, fresh pages ${r.faultsPerCommand.toFixed(3)} per command (${((r.faultsPerCommand * pageMicros * r.perSecond) / 1e4).toFixed(0)}% of the run at ${pageMicros.toFixed(1)} µs a page)`,
       `reference ${Math.round(reference).toLocaleString('en-US')} ops/s (engine/reference ${(r.perSecond / reference).toFixed(3)})`,
       tail,
       `refused ${r.refused}`,
     ].join(' | '),
   );
+  console.log(`  latency by kind: ${r.tail}`);
 }
 
 const one = process.argv.indexOf('--one');

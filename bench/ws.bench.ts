@@ -1,7 +1,9 @@
 // WebSocket benchmark (`npm run bench:ws`). Prints figures, never passes or fails.
 //
 // 1. Order entry: acked submit_order/s over 10 and 100 connections against the real server, and the same
-//    client pattern against a plain `ws` echo server measured in the same run (the reference).
+//    client pattern against a plain `ws` echo server measured in the same run (the reference). Beside
+//    the rates, the CPU each costs per order in every thread and process (server, fan-out child,
+//    clients; the echo's server and clients) and their ratio: what the two cores allow at that cost.
 // 2. Fairness: 50 well-behaved traders at 10 orders/s each, their ack latency (p50/p99) without and
 //    with one trader flooding over 4 pipelined connections; the flooder's accepted rate against its
 //    budget (BENCH_FAIRNESS=0 skips it).
@@ -603,7 +605,9 @@ async function runMode(mode: string, seconds: number): Promise<void> {
     const window = Number(process.env["BENCH_WINDOW_" + connections] ?? (connections === 10 ? 32 : 8));
     const market = `E${connections}-USD`;
     const keys = await provision(server, connections, [market]);
-    const e = await runWorker<{ acked: number; seconds: number }>({ role: 'entry', url: echo.url, keys, market, window, seconds, echo: true });
+    const echoThread = process.threadCpuUsage();
+    const e = await runWorker<{ acked: number; seconds: number; cpuMicros: number }>({ role: 'entry', url: echo.url, keys, market, window, seconds, echo: true });
+    const echoUsed = process.threadCpuUsage(echoThread);
     // CPU per acked order, a figure the machine's noise moves less than the rate: the matching thread's
     // own, and the fan-out child's (from /proc) where there is one.
     const child = server.fanout?.pid ?? null;
@@ -619,6 +623,17 @@ async function runMode(mode: string, seconds: number): Promise<void> {
       `order entry, ${connections} connections x ${window} in flight: exchange ${rate.toFixed(0)} acked orders/s (${x.rejects} rejects), ` +
         `echo ${echoRate.toFixed(0)} replies/s, ratio ${((100 * rate) / echoRate).toFixed(0)}%; CPU per order: matching thread ${mainMicros.toFixed(1)} µs` +
         `${childMicros === null ? '' : `, fan-out child ${childMicros.toFixed(1)} µs`}, clients ${(x.cpuMicros / x.acked).toFixed(1)} µs; load avg ${(loadavg()[0] as number).toFixed(2)}`,
+    );
+    // The same accounting for the echo: its server's thread and its clients, per reply. The two totals
+    // are what each run costs the machine per order; when both runs keep the cores busy their rates
+    // can differ by no more than these totals do, so the ratio by CPU is the rate ratio the machine
+    // allows at this cost per order, whatever the scheduling (docs/benchmarks.md, stop 26).
+    const echoServer = (echoUsed.user + echoUsed.system) / e.acked;
+    const echoTotal = echoServer + e.cpuMicros / e.acked;
+    const total = mainMicros + (childMicros ?? 0) + x.cpuMicros / x.acked;
+    console.log(
+      `  CPU per order, every thread and process: exchange ${total.toFixed(1)} µs; echo ${echoTotal.toFixed(1)} µs per reply (server ${echoServer.toFixed(1)}, clients ${(e.cpuMicros / e.acked).toFixed(1)}); ` +
+        `ratio by CPU ${((100 * echoTotal) / total).toFixed(0)}%`,
     );
   }
   await echo.close();
