@@ -153,4 +153,47 @@ describe('ws: the outbound queue', () => {
     expect(flushes).to.be.greaterThan(1);
     expect(seen).to.deep.equal(texts);
   });
+
+  it('writes a lone shared delta as its own bytes, the same Buffer for every subscriber, counted until its write calls back', () => {
+    const shared = delta('{"d":"shared"}');
+    const a = harness();
+    const b = harness();
+    a.queue.offerBroadcast(shared);
+    b.queue.offerBroadcast(shared);
+    expect(a.queue.flush()).to.equal(1);
+    expect(b.queue.flush()).to.equal(1);
+    const wa = (a.writes[0] as { buffer: Buffer }).buffer;
+    expect(wa, 'not copied').to.equal(shared.wire);
+    expect((b.writes[0] as { buffer: Buffer }).buffer).to.equal(wa);
+    expect(framesOf(wa)).to.deep.equal(['{"d":"shared"}']);
+    expect(a.queue.depth).to.equal(1);
+    a.drain();
+    expect(a.queue.depth).to.equal(0);
+    // What follows it goes out as usual, in order, from the queue's start again.
+    a.queue.push('{"after":1}');
+    a.queue.offerBroadcast(delta('{"d":2}'));
+    expect(a.queue.flush()).to.equal(2);
+    expect(framesOf((a.writes[0] as { buffer: Buffer }).buffer)).to.deep.equal(['{"after":1}', '{"d":2}']);
+  });
+
+  it('keeps the order of a long backlog taken a little at a time, however it is compacted', () => {
+    // A socket that takes about 100 small frames per flush, and a backlog of 1,900 (the harness's hard
+    // cap is 2,000) with more arriving between flushes: past 1,024 taken, the queue moves what is left to
+    // its start.
+    const h = harness(1200);
+    const sent: string[] = [];
+    let next = 0;
+    const push = (n: number): void => {
+      for (let i = 0; i < n; i++) expect(h.queue.push(`{"n":${next++}}`)).to.equal(true);
+    };
+    push(1900);
+    for (let round = 0; round < 400 && h.queue.depth > 0; round++) {
+      h.queue.flush();
+      for (const w of h.writes) sent.push(...framesOf(w.buffer));
+      h.drain();
+      if (round % 3 === 0 && next < 6000) push(60);
+    }
+    expect(h.queue.depth).to.equal(0);
+    expect(sent).to.deep.equal(Array.from({ length: next }, (_, i) => `{"n":${i}}`));
+  });
 });

@@ -7,15 +7,19 @@
 import { textHeaderLength, writeTextHeader } from './wire-frame.ts';
 
 export class FrameWriter {
-  private readonly parts: (string | Buffer)[] = [];
+  // Parts [0, count) of the arrays, which keep their length: shortening an array by setting its length
+  // is a runtime call, two per flush, ~4% of the writing thread in a fan-out profile.
+  private readonly parts: (string | Buffer | undefined)[] = [];
   /** Per part: its byte length, or its bitwise complement (negative, -1 for 0 bytes) when the part is already framed. */
   private readonly lengths: number[] = [];
+  private count = 0;
   private total = 0;
 
   add(part: string | Buffer, framed: boolean): void {
     const bytes = typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
-    this.parts.push(part);
-    this.lengths.push(framed ? ~bytes : bytes);
+    this.parts[this.count] = part;
+    this.lengths[this.count] = framed ? ~bytes : bytes;
+    this.count++;
     this.total += framed ? bytes : textHeaderLength(bytes) + bytes;
   }
 
@@ -25,11 +29,11 @@ export class FrameWriter {
     const lengths = this.lengths;
     // One frame that is framed already (a lone shared delta) goes as it is, shared, not copied.
     let out: Buffer;
-    if (parts.length === 1 && (lengths[0] as number) < 0) out = parts[0] as Buffer;
+    if (this.count === 1 && (lengths[0] as number) < 0) out = parts[0] as Buffer;
     else {
       out = Buffer.allocUnsafe(this.total);
       let at = 0;
-      for (let i = 0; i < parts.length; i++) {
+      for (let i = 0; i < this.count; i++) {
         const part = parts[i] as string | Buffer;
         let bytes = lengths[i] as number;
         if (bytes < 0) bytes = ~bytes;
@@ -43,10 +47,10 @@ export class FrameWriter {
     return out;
   }
 
-  /** Drops whatever was added and not taken. */
+  /** Drops whatever was added and not taken (and lets go of the parts). */
   clear(): void {
-    this.parts.length = 0;
-    this.lengths.length = 0;
+    for (let i = 0; i < this.count; i++) this.parts[i] = undefined;
+    this.count = 0;
     this.total = 0;
   }
 }
