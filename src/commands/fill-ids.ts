@@ -16,5 +16,6 @@ export function fillId(seed: string, index: number): string {
   const head = seed.slice(0, seed.length - NODE_HEX);
   const node = Number.parseInt(seed.slice(-NODE_HEX), 16);
   const next = (node + index) % NODE_SPACE;
-  return head + next.toString(16).padStart(NODE_HEX, '0');
+  // Joined into a flat string, not a rope (see timeText in events/time-code.ts): fill ids are sent.
+  return [head, next.toString(16).padStart(NODE_HEX, '0')].join('');
 }

@@ -27,8 +27,18 @@ export class AdmissionClock {
   }
 
   stamp(): Stamp {
-    return { time: formatMicros(this.nowMicros()), uuid: randomUUID };
+    return { time: formatMicros(this.nowMicros()), uuid: flatUuid };
   }
+}
+
+/**
+ * A random UUID as a flat string. Node's randomUUID joins its hex pieces with `+`, which makes a rope
+ * (a ConsString), and these ids (orders, fills, traders) go into every view and frame a client is sent:
+ * JSON.stringify of an object holding a rope leaves V8's fast path, at two to three times the cost.
+ * toLowerCase of the lowercase id is the same text, written flat, for ~0.1 µs.
+ */
+export function flatUuid(): string {
+  return randomUUID().toLowerCase();
 }
 
 /**

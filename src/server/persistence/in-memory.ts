@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { flatUuid } from '../clock.ts';
 import { chainHash, GENESIS_HASH } from '../../events/hash.ts';
 import { InMemoryEventLog } from '../../events/in-memory-log.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
@@ -8,7 +8,7 @@ import type { Persistence, PersistenceStatus } from './persistence.ts';
 export class InMemoryPersistence implements Persistence {
   readonly backend = 'in_memory' as const;
   readonly log = new InMemoryEventLog();
-  readonly epoch = randomUUID();
+  readonly epoch = flatUuid();
   private readonly done = Promise.resolve();
   // The chain is computed on demand (a freeze asks for it), from where the last answer stopped.
   private hashedSeq = 0;
