@@ -7,6 +7,7 @@ import type { Command } from '../../src/commands/types.ts';
 import { timeText } from '../../src/events/time-code.ts';
 import { submitReply } from '../../src/projections/order-replies.ts';
 import { AdmissionClock, flatUuid } from '../../src/server/clock.ts';
+import { submitAckFrame, withRateLimitRemaining } from '../../src/server/ws/frames.ts';
 
 const isFlat = new Function('s', 'return %StringIsFlat(s)') as (s: string) => boolean;
 const clock = new AdmissionClock();
@@ -29,5 +30,6 @@ const strings: Record<string, string> = {
   'an order view created_at': reply.order.created_at,
   'a fill view fill_id (the second fill)': reply.fills[1]?.fill_id ?? '',
   'a fill view occurred_at': reply.fills[1]?.occurred_at ?? '',
+  'an ack frame with its rate_limit_remaining': withRateLimitRemaining(submitAckFrame('r1', reply), 7),
 };
 process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(strings).map(([k, v]) => [k, v !== '' && isFlat(v)]))));
