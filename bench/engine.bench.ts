@@ -26,9 +26,10 @@ const MARKETS = 10;
 const MID = 100_000;
 
 /**
- * Strings as the server's commands carry them: ids made by randomUUID and fields parsed from JSON are flat
- * strings, while a template literal builds a rope (a ConsString) that costs more to read character by
- * character. The values are the same; only their representation in memory is the server's.
+ * Strings as the server's commands carry them: its ids (flatUuid in src/server/clock.ts) and fields
+ * parsed from JSON are flat strings, while a template literal builds a rope (a ConsString) that costs
+ * more to read and leaves JSON.stringify's fast path. The values are the same; only their representation
+ * in memory is the server's.
  */
 function flat(s: string): string {
   return JSON.parse(JSON.stringify(s)) as string;
