@@ -122,9 +122,7 @@ export class OutboundQueue {
     const only = this.items[this.head];
     if (this.tail - this.head === 1 && only instanceof WireFrame) {
       this.items[this.head] = undefined;
-      this.head = 0;
-      this.tail = 0;
-      if (this.items.length > 4096) this.items = [];
+      this.emptied();
       this.queuedBytes -= only.length;
       this.inFlight++;
       this.socket.write(only.wire, this.written);
@@ -155,18 +153,22 @@ export class OutboundQueue {
     if (sent === 0) return 0;
     this.inFlight += sent;
     this.socket.write(out.take(), sent === 1 ? this.written : () => this.writtenMany(sent));
-    if (this.head === this.tail) {
-      this.head = 0;
-      this.tail = 0;
-      // A queue that once held many frames (a slow reader's backlog) gives that room back.
-      if (this.items.length > 4096) this.items = [];
-    } else if (this.head > 1024 && this.head * 2 > this.tail) {
+    if (this.head === this.tail) this.emptied();
+    else if (this.head > 1024 && this.head * 2 > this.tail) {
       this.items.copyWithin(0, this.head, this.tail);
       this.items.fill(undefined, this.tail - this.head, this.tail);
       this.tail -= this.head;
       this.head = 0;
     }
     return sent;
+  }
+
+  /** Everything queued was taken: the FIFO starts again at the array's start. */
+  private emptied(): void {
+    this.head = 0;
+    this.tail = 0;
+    // A queue that once held many frames (a slow reader's backlog) gives that room back.
+    if (this.items.length > 4096) this.items = [];
   }
 
   // The run of batchable frames at the head, as one frame: the deltas' own encoded bytes joined, so no
