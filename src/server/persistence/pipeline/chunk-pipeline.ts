@@ -227,7 +227,6 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
 export function checkedEvents(chunk: ChunkResult): RecordedEvent[] | null {
   const events = JSON.parse(chunk.events) as RecordedEvent[];
   if (chunk.validated) return events;
-  const check = compiledEventCheck();
-  for (let i = 0; i < events.length; i++) if (!check(events[i])) return null;
+  for (let i = 0; i < events.length; i++) if (!compiledEventCheck(events[i])) return null;
   return events;
 }

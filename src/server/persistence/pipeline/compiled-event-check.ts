@@ -7,14 +7,10 @@
 // string lengths in UTF-16 units, zod in code points), over recorded events and their mutations.
 import { v1, v2 } from './event-check.generated.js';
 
-/** Whether a parsed value is a well-formed event of a known schema version. */
-export type EventCheck = (value: unknown) => boolean;
-
-/** The check. The version rule of parseEvent: a value with a `v` member is read as version 2 and later. */
-export function compiledEventCheck(): EventCheck {
-  return eventCheck;
-}
-
-function eventCheck(value: unknown): boolean {
+/**
+ * Whether a parsed value is a well-formed event of a known schema version. The version rule of
+ * parseEvent: a value with a `v` member is read as version 2 and later.
+ */
+export function compiledEventCheck(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'v' in value ? v2(value) : v1(value);
 }
