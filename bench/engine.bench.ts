@@ -249,19 +249,19 @@ async function runEngine(s: Setup, commands: Command[]): Promise<EngineRun> {
   await new Promise((resolve) => setTimeout(resolve, 20));
   let gcMs = 0;
   for (const p of gcPauses) if (p.start >= from && p.start < to) gcMs += p.duration;
-  const p99 = percentile(Float64Array.from(lat).sort(), 0.99);
-  const tail = tailByKind(lat, kinds, p99);
-  lat.sort();
+  // Sorted apart: the tail by kind pairs each latency with its command's kind, in run order.
+  const sorted = Float64Array.from(lat).sort();
+  const tail = tailByKind(lat, kinds, percentile(sorted, 0.99));
   // The callers collect before the run, so what a collection leaves now is what the run kept.
   gc();
   const kept = process.memoryUsage().heapUsed - heapBefore;
   return {
     perSecond: commands.length / seconds,
     perCpuSecond: commands.length / ((used.user + used.system) / 1e6),
-    p50: percentile(lat, 0.5) / 1000,
-    p99: percentile(lat, 0.99) / 1000,
-    p999: percentile(lat, 0.999) / 1000,
-    max: (lat[lat.length - 1] ?? Number.NaN) / 1000,
+    p50: percentile(sorted, 0.5) / 1000,
+    p99: percentile(sorted, 0.99) / 1000,
+    p999: percentile(sorted, 0.999) / 1000,
+    max: (sorted[sorted.length - 1] ?? Number.NaN) / 1000,
     refused,
     gcShare: gcMs / (to - from),
     faultsPerCommand: faulted / commands.length,
