@@ -1,4 +1,5 @@
-// The first fill's id shortcut gives exactly what the arithmetic gives, for any seed.
+// The fast ways to a fill id (the first fill's shortcut, the digit-by-digit tail) give exactly what the
+// arithmetic gives, for any seed and index.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { fillId } from '../../src/commands/fill-ids.ts';
@@ -17,6 +18,18 @@ describe('core: fill ids', () => {
         expect(fillId(seed, index)).to.equal(slowFillId(seed, index));
       }),
       { numRuns: 2000, seed: 21 },
+    );
+  });
+
+  it('carry from the low half of the tail into the high half and wrap at 2^48 as the arithmetic does', () => {
+    // Tails next to the 24-bit and 48-bit boundaries, in either case, and indexes that cross them.
+    const tail = fc.constantFrom('ffffffffffff', 'fffffffffffe', '000000ffffff', '000000fffff0', 'FFFFFFFFFFFF', 'abcdefABCDEF', '000000000000', '123456789abc');
+    const index = fc.oneof(fc.nat(20), fc.integer({ min: 0, max: 2 ** 32 }), fc.constantFrom(2 ** 24, 2 ** 24 - 1, 2 ** 32 - 1, 2 ** 32, 2 ** 40));
+    fc.assert(
+      fc.property(fc.constantFrom('b0000009-0000-4000-8000-', '', 'x-'), tail, index, (head, t, n) => {
+        expect(fillId(head + t, n)).to.equal(slowFillId(head + t, n));
+      }),
+      { numRuns: 3000, seed: 22 },
     );
   });
 });
