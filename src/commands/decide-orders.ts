@@ -163,7 +163,9 @@ function match(state: ExchangeState, c: Submit, opposite: BookSide): MatchOutcom
   let selfCanceled: SelfTradeCancelFact[] = NO_CANCELS;
   const { orders, levels } = state.books;
   const self = state.books.traderNames.indexOf(c.trader_id);
-  const trial = new Map<string, PositionValues>();
+  const m = state.marketNames.indexOf(c.market);
+  // Each trader's position as this order's fills so far leave it, by interned trader (made on the first fill).
+  let trial: Map<number, PositionValues> | null = null;
   const takerSign = c.side === 'BUY' ? 1 : -1;
   const stp = c.self_trade_prevention;
   let left = c.quantity;
@@ -181,20 +183,20 @@ function match(state: ExchangeState, c: Submit, opposite: BookSide): MatchOutcom
         return { fills, selfCanceled, takerCanceled: true, expired: false };
       }
       const quantity = Math.min(left, remaining);
-      const makerTrader = orders.traderId(maker);
       // Refuse the whole order, before anything changes, if any position it touches would overflow.
-      tryTrade(state, trial, c.trader_id, c.market, takerSign * quantity, price);
-      tryTrade(state, trial, makerTrader, c.market, -takerSign * quantity, price);
-      fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: orders.id(maker), maker_trader_id: makerTrader, price, quantity, maker_remaining: remaining - quantity });
+      trial ??= new Map();
+      tryTrade(state, trial, self, m, takerSign * quantity, price);
+      tryTrade(state, trial, orders.trader(maker), m, -takerSign * quantity, price);
+      fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: orders.id(maker), maker_trader_id: orders.traderId(maker), price, quantity, maker_remaining: remaining - quantity });
       left -= quantity;
     }
   }
   return { fills, selfCanceled, takerCanceled: false, expired: false };
 }
 
-function tryTrade(state: ExchangeState, trial: Map<string, PositionValues>, traderId: string, market: string, signedQty: number, price: number): void {
-  const before = trial.get(traderId) ?? state.positions.values(traderId, market);
-  trial.set(traderId, applyTrade(before, signedQty, price));
+function tryTrade(state: ExchangeState, trial: Map<number, PositionValues>, trader: number, market: number, signedQty: number, price: number): void {
+  const before = trial.get(trader) ?? state.positions.valuesAt(trader, market);
+  trial.set(trader, applyTrade(before, signedQty, price));
 }
 
 /**

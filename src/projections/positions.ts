@@ -24,6 +24,12 @@ export class PositionsProjection {
    * every order: a read of one number in a small array per trader instead of two maps and a record.
    */
   private nets: (Float64Array | undefined)[] = [];
+  /**
+   * The same records by interned trader and market: a fill's two trades (and decide's trial of them)
+   * find theirs with two array reads instead of a map of maps keyed by 36-character ids, which cost
+   * ~0.3 µs a fill in all. The maps stay for the readers that go by name and list in order.
+   */
+  private grid: (PositionRecord | undefined)[][] = [];
   private readonly traderNames: Interner;
   private readonly marketNames: Interner;
   private readonly holders = new Map<string, Set<string>>();
@@ -44,6 +50,12 @@ export class PositionsProjection {
     return this.byTrader.get(traderId)?.get(market)?.values ?? FLAT;
   }
 
+  /** The values by interned trader and market (-1: never seen, so flat). */
+  valuesAt(trader: number, market: number): PositionValues {
+    if (trader < 0 || market < 0) return FLAT;
+    return this.grid[trader]?.[market]?.values ?? FLAT;
+  }
+
   net(traderId: string, market: string): number {
     return this.values(traderId, market).net;
   }
@@ -55,9 +67,11 @@ export class PositionsProjection {
   }
 
   private setValues(traderId: string, record: PositionRecord, values: PositionValues): void {
+    this.setValuesAt(this.traderNames.intern(traderId), this.marketNames.intern(record.market), record, values);
+  }
+
+  private setValuesAt(trader: number, market: number, record: PositionRecord, values: PositionValues): void {
     record.values = values;
-    const trader = this.traderNames.intern(traderId);
-    const market = this.marketNames.intern(record.market);
     let nets = this.nets[trader];
     if (nets === undefined || market >= nets.length) {
       const grown = new Float64Array(Math.max(16, this.marketNames.size + 8));
@@ -141,6 +155,7 @@ export class PositionsProjection {
       case 'TradingReset':
         this.byTrader.clear();
         this.nets = [];
+        this.grid = [];
         this.holders.clear();
         this.lastTrade.clear();
         this.frozenMarks.clear();
@@ -154,16 +169,19 @@ export class PositionsProjection {
   private applyFills(event: EventOf<'OrderSubmitted'>): void {
     const { order, fills } = event.data;
     const takerSign = order.side === 'BUY' ? 1 : -1;
+    const market = this.marketNames.intern(order.market);
+    const taker = this.traderNames.intern(order.trader_id);
     for (const fill of fills) {
-      this.trade(order.trader_id, order.market, takerSign * fill.quantity, fill.price, event.time);
-      this.trade(fill.maker_trader_id, order.market, -takerSign * fill.quantity, fill.price, event.time);
-      this.lastTrade.set(order.market, fill.price);
+      this.trade(taker, order.trader_id, market, order.market, takerSign * fill.quantity, fill.price, event.time);
+      this.trade(this.traderNames.intern(fill.maker_trader_id), fill.maker_trader_id, market, order.market, -takerSign * fill.quantity, fill.price, event.time);
     }
+    const last = fills[fills.length - 1];
+    if (last !== undefined) this.lastTrade.set(order.market, last.price);
   }
 
-  private trade(traderId: string, market: string, signedQty: number, price: number, time: string): void {
-    const record = this.record(traderId, market);
-    this.setValues(traderId, record, applyTrade(record.values, signedQty, price));
+  private trade(trader: number, traderId: string, market: number, marketId: string, signedQty: number, price: number, time: string): void {
+    const record = this.grid[trader]?.[market] ?? this.record(traderId, marketId);
+    this.setValuesAt(trader, market, record, applyTrade(record.values, signedQty, price));
     record.updated_at = time;
   }
 
@@ -184,6 +202,13 @@ export class PositionsProjection {
         this.holders.set(market, set);
       }
       set.add(traderId);
+      const trader = this.traderNames.intern(traderId);
+      let row = this.grid[trader];
+      if (row === undefined) {
+        row = [];
+        this.grid[trader] = row;
+      }
+      row[this.marketNames.intern(market)] = record;
     }
     return record;
   }
