@@ -1,12 +1,15 @@
 // Fills per trader, kept in the order the API lists them (occurred_at, then fill_id). Events arrive in
 // time order, so an insert almost always lands at the end; the backwards search only matters for
 // fills that share a timestamp.
-import type { ExchangeEvent } from '../events/types.ts';
+import type { EventOf, ExchangeEvent } from '../events/types.ts';
 import type { FillView } from './views.ts';
 
 export class FillsProjection {
   private readonly byTrader = new Map<string, FillView[]>();
   private total = 0;
+  /** The views the last submission made, and its seq: its private feed messages send these very objects. */
+  private readonly made: FillView[] = [];
+  private madeSeq = -1;
 
   get count(): number {
     return this.total;
@@ -30,12 +33,25 @@ export class FillsProjection {
     }
     if (event.type !== 'OrderSubmitted') return;
     const { order, fills } = event.data;
-    for (const f of fills) {
+    const made = this.made;
+    for (let i = 0; i < fills.length; i++) {
+      const f = fills[i] as (typeof fills)[number];
       const view: FillView = { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time };
       this.add(order.trader_id, view);
       if (f.maker_trader_id !== order.trader_id) this.add(f.maker_trader_id, view);
       this.total++;
+      made[i] = view;
     }
+    made.length = fills.length;
+    this.madeSeq = event.seq;
+  }
+
+  /**
+   * Fill `n` of the submission `event` as the fill history keeps it (the view is the same object, read
+   * only everywhere), or null if the history has not applied that event.
+   */
+  fillOf(event: EventOf<'OrderSubmitted'>, n: number): FillView | null {
+    return event.seq === this.madeSeq ? (this.made[n] ?? null) : null;
   }
 
   private add(traderId: string, fill: FillView): void {

@@ -7,6 +7,7 @@ import { EventSubject } from '../events/event-subject.ts';
 import type { OrderStatus } from '../events/types.ts';
 import { CAUSE_CANCELED, CAUSE_SETTLED, ORDER_REMOVED, ORDER_UPDATED, TRADE, type BookEffect, type BookEffectListener } from './book-effect.ts';
 import type { BooksProjection } from './books.ts';
+import type { FillsProjection } from './fills.ts';
 import { NONE } from './orders/order-store.ts';
 import type { FillView, OrderView } from './views.ts';
 
@@ -21,15 +22,19 @@ export class PrivateFeed implements BookEffectListener {
   /** Per trader (the books' interned index): the last user_sequence, 0 for none yet. */
   private sequences: number[] = [];
   private readonly books: BooksProjection;
+  private readonly fills: FillsProjection | null;
   private readonly fault: (err: unknown) => void;
 
+  /** With `fills` (applied before the books), a fill message carries the history's own view of the fill. */
   constructor(
     books: BooksProjection,
     fault: (err: unknown) => void = (err) => {
       throw err;
     },
+    fills: FillsProjection | null = null,
   ) {
     this.books = books;
+    this.fills = fills;
     this.fault = fault;
     books.listen(this);
   }
@@ -88,7 +93,8 @@ export class PrivateFeed implements BookEffectListener {
           const f = event.data.fills[effect.details[i] as number];
           if (f === undefined) throw new Error(`private feed: a trade without its fill at seq ${event.seq}`);
           const order = event.data.order;
-          const view: FillView | null = listening ? { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time } : null;
+          const n = effect.details[i] as number;
+          const view: FillView | null = listening ? (this.fills?.fillOf(event, n) ?? { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time }) : null;
           const taker = orders.trader(effect.taker);
           const maker = orders.trader(slot);
           this.fill(taker, view);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { fillId } from '../../src/commands/fill-ids.ts';
 import type { L3Delta } from '../../src/projections/market-data.ts';
 import type { PrivateEvent } from '../../src/projections/private-feed.ts';
+import { submitReply } from '../../src/projections/order-replies.ts';
 import { at, given } from './dsl.ts';
 import { ALICE, BOB, BTC, orderRested, SEED, submit, WORLD } from './fixtures.ts';
 
@@ -48,6 +49,24 @@ describe('core: market-data and private feeds', () => {
       'bob:order_state:filled:6',
       'alice:order_state:open:3',
     ]);
+  });
+
+  it('a fill message, the fill history and the submit reply show the same fill, field for field', () => {
+    const s = given(...WORLD, orderRested('m1', BOB, 'SELL', 100, 2), orderRested('m2', BOB, 'SELL', 101, 5));
+    const { privates } = record(s);
+    const event = s.exchange.execute({ ...submit(ALICE, 'BUY', 101, 9, 't'), time: at(9_000_000) });
+    if (event.type !== 'OrderSubmitted') throw new Error(event.type);
+    const expected = event.data.fills.map((f) => ({ fill_id: f.fill_id, market: BTC, maker_order_id: f.maker_order_id, taker_order_id: 't', price: f.price, quantity: f.quantity, occurred_at: event.time }));
+    const sent = privates.flatMap((p) => (p.type === 'fill' && p.trader_id === ALICE ? [p.fill] : []));
+    expect(sent).to.deep.equal(expected);
+    expect(s.exchange.state.fills.of(ALICE)).to.deep.equal(expected);
+    expect(submitReply(s.exchange.state, event).fills).to.deep.equal(expected);
+    // The objects are the history's own; once a later submission has filled, a reply to this one is
+    // built again rather than taken from the history, with the same fields.
+    expect(sent[0]).to.equal(s.exchange.state.fills.listOf(ALICE)[0]);
+    s.exchange.execute({ ...submit(BOB, 'SELL', 101, 1, 'later'), time: at(9_000_001) });
+    expect(s.exchange.state.fills.fillOf(event, 0)).to.equal(null);
+    expect(submitReply(s.exchange.state, event).fills).to.deep.equal(expected);
   });
 
   it('a partial fill of a maker is order_updated and its state stays open', () => {
