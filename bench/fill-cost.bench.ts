@@ -1,0 +1,90 @@
+// What a fill costs the engine (`npm run bench:fill-cost`): a taker that trades against K resting
+// orders, K = 1, 2, 4, 8, each placed just before it (so they are hot in cache: the cost of the work,
+// not of cold memory; bench:engine's latency by kind has the cold case), with the in-memory log, every
+// projection and a listener on every feed, as bench:engine. The reference, measured in the same run, is
+// the makers' own submissions: an order that rests. Prints the taker's time, the time a fill adds, and
+// a fill against a resting order's cost.
+//
+//   npm run bench:fill-cost
+//   BENCH_CYCLES=50000 npm run bench:fill-cost
+import { GTC_LIMIT } from '../src/commands/order-terms.ts';
+import { Exchange } from '../src/commands/exchange.ts';
+import type { Command } from '../src/commands/types.ts';
+
+const CYCLES = Number(process.env['BENCH_CYCLES'] ?? 100_000);
+const MARKETS = 10;
+const MID = 100_000;
+
+/** A flat string, as the server's ids and parsed fields are (see bench/engine.bench.ts). */
+const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+const uuid = (n: number): string => flat(`00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`);
+let clock = Date.UTC(2026, 0, 1) * 1000;
+function nextTime(): string {
+  clock++;
+  return flat(`${new Date(Math.floor(clock / 1000)).toISOString().slice(0, 23)}${String(clock % 1000).padStart(3, '0')}Z`);
+}
+
+interface Run {
+  readonly restMicros: number;
+  readonly takerMicros: number;
+}
+
+function run(k: number): Run {
+  const exchange = new Exchange({ deltaRing: 1024 });
+  exchange.state.events$.subscribe(() => {});
+  exchange.state.marketData.deltas$.subscribe(() => {});
+  exchange.state.privateFeed.events$.subscribe(() => {});
+  const traders = Array.from({ length: 20 }, (_, i) => uuid(1_000_000_000 + i));
+  traders.forEach((t, i) => exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: `fill${i}`, trader_id: t, api_key_hash: `h${i}` }));
+  for (let m = 0; m < MARKETS; m++) {
+    exchange.execute({ type: 'UpsertMarket', time: nextTime(), market: { market_id: `M${m}-USD`, base_asset: `M${m}`, quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: MID, enabled: true } });
+  }
+  let id = 1;
+  // A book of 1,000 resting orders away from the mid, as bench:engine's smallest size.
+  for (let i = 0; i < 1000; i++) {
+    const buy = i % 2 === 0;
+    exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[i % 20] as string, market: `M${i % MARKETS}-USD`, side: buy ? 'BUY' : 'SELL', price: buy ? MID - 1000 - (i % 500) : MID + 1000 + (i % 500), quantity: 2, ...GTC_LIMIT, order_id: uuid(id++), fill_id_seed: uuid(9e9 + id) });
+  }
+  // Per cycle: k makers of one unit at k prices on one side (19 traders in turn), then the 20th trader's
+  // taker for k units across them. Cycles alternate sides in pairs on the same market and makers, so
+  // every position returns to flat (well inside the position limit).
+  const commands: Command[] = [];
+  const taker: boolean[] = [];
+  for (let c = 0; c < CYCLES; c++) {
+    const market = `M${(c >> 1) % MARKETS}-USD`;
+    const up = c % 2 === 0;
+    const base = c & ~1;
+    for (let j = 0; j < k; j++) {
+      commands.push({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[(base + j) % 19] as string, market, side: up ? 'SELL' : 'BUY', price: up ? MID + j : MID - j, quantity: 1, ...GTC_LIMIT, order_id: uuid(id++), fill_id_seed: uuid(9e9 + id) });
+      taker.push(false);
+    }
+    commands.push({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[19] as string, market, side: up ? 'BUY' : 'SELL', price: up ? MID + k : MID - k, quantity: k, ...GTC_LIMIT, order_id: uuid(id++), fill_id_seed: uuid(9e9 + id) });
+    taker.push(true);
+  }
+  let restNs = 0n;
+  let takerNs = 0n;
+  for (let i = 0; i < commands.length; i++) {
+    const start = process.hrtime.bigint();
+    const event = exchange.execute(commands[i] as Command);
+    const ns = process.hrtime.bigint() - start;
+    if (taker[i] === true) {
+      if (event.type !== 'OrderSubmitted' || event.data.fills.length !== k) throw new Error(`the taker of cycle ${i} made ${event.type === 'OrderSubmitted' ? event.data.fills.length : 0} fills, not ${k}`);
+      takerNs += ns;
+    } else restNs += ns;
+  }
+  return { restMicros: Number(restNs) / (CYCLES * k) / 1000, takerMicros: Number(takerNs) / CYCLES / 1000 };
+}
+
+console.log(`fill cost: node ${process.version}, ${CYCLES.toLocaleString('en-US')} takers per K, each after its K makers`);
+const runs = new Map<number, Run>();
+for (const k of [1, 2, 4, 8]) {
+  const r = run(k);
+  runs.set(k, r);
+  console.log(`K=${k}: a maker that rests ${r.restMicros.toFixed(2)} µs (the reference); the taker with ${k} fill${k === 1 ? '' : 's'} ${r.takerMicros.toFixed(2)} µs`);
+}
+// The slope between K=1 and K=8: what one more fill adds to a taker, whatever the submission's own cost.
+const one = runs.get(1) as Run;
+const eight = runs.get(8) as Run;
+const perFill = (eight.takerMicros - one.takerMicros) / 7;
+const rest = (one.restMicros + eight.restMicros) / 2;
+console.log(`a fill adds ${perFill.toFixed(2)} µs to its taker (K=1 to K=8); fill/rest ${(perFill / rest).toFixed(2)} (a fill against an order that rests, same run)`);
