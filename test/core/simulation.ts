@@ -225,6 +225,9 @@ export class Simulation {
       for (const t of TRADERS) {
         const net = state.positions.net(t, m);
         sum += net;
+        // The records by interned trader and market (what fills and decide's trial read) are the ones by name.
+        expect(state.positions.valuesAt(state.traderNames.indexOf(t), state.marketNames.indexOf(m)), `position of ${t} in ${m} by index`).to.equal(state.positions.values(t, m));
+        expect(state.positions.netAt(state.traderNames.indexOf(t), state.marketNames.indexOf(m)), `net of ${t} in ${m} by index`).to.equal(net);
         const e = state.books.exposure(t, m);
         expect(net + e.buy, `worst-case long of ${t} in ${m}`).to.be.at.most(1000);
         expect(net - e.sell, `worst-case short of ${t} in ${m}`).to.be.at.least(-1000);
