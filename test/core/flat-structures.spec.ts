@@ -13,7 +13,8 @@ import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
 import { DeltaRing, L3_ADDED, L3_REMOVED, L3_TRADE, L3_UPDATED } from '../../src/projections/delta-ring.ts';
 import type { L3Delta, L3Event } from '../../src/projections/market-data.ts';
 import { BookSide } from '../../src/projections/order-book.ts';
-import { IdIndex, idHash } from '../../src/projections/orders/id-index.ts';
+import { idHash } from '../../src/events/id-hash.ts';
+import { IdIndex } from '../../src/projections/orders/id-index.ts';
 import { Interner } from '../../src/events/interner.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { parseEvent } from '../../src/events/event-schema.ts';
@@ -434,6 +435,34 @@ describe('core: flat structures against reference models', function () {
         expect(names.size).to.equal(model.size);
       }),
       { numRuns: 300, seed: 23 },
+    );
+  });
+
+  it('an interner answers as a Map does through growth and through names whose hashes collide', () => {
+    // UUID-shaped names that differ only in the middle share idHash (it reads the first 4 and last 12
+    // characters of a long id), so they probe past each other; hundreds of names grow the table.
+    const colliding = fc.integer({ min: 0, max: 40 }).map((n) => `a000-${String(n).padStart(4, '0')}-0000-4000-8000-000000000001`);
+    const uuid = fc.uuid();
+    const short = fc.string({ maxLength: 17 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.oneof(colliding, uuid, short)), { minLength: 80, maxLength: 400 }), (ops) => {
+        const names = new Interner();
+        const model = new Map<string, number>();
+        for (const [intern, name] of ops) {
+          if (intern) {
+            if (!model.has(name)) model.set(name, model.size);
+            expect(names.intern(name), `intern(${JSON.stringify(name)})`).to.equal(model.get(name));
+          } else expect(names.indexOf(name), `indexOf(${JSON.stringify(name)})`).to.equal(model.get(name) ?? -1);
+        }
+        expect(names.size).to.equal(model.size);
+        for (const [name, index] of model) {
+          // A copy of the text, not the object the interner holds (nor the one it last saw).
+          const fresh = JSON.parse(JSON.stringify(name)) as string;
+          expect(names.indexOf(fresh), `indexOf(copy of ${JSON.stringify(name)})`).to.equal(index);
+          expect(names.nameOf(index)).to.equal(name);
+        }
+      }),
+      { numRuns: 200, seed: 29 },
     );
   });
 

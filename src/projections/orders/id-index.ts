@@ -16,6 +16,8 @@
 // Order ids are made by the server (random UUIDs), never chosen by a client, so the hash needs no
 // protection against crafted collisions.
 
+import { idHash } from '../../events/id-hash.ts';
+
 const MIN_ENTRIES = 1024;
 /**
  * Old-table positions moved per add or remove while the table grows. A growth starts at half full (E/2
@@ -25,27 +27,6 @@ const MIN_ENTRIES = 1024;
 const MOVES_PER_OP = 8;
 /** An old-table entry that has moved (or was removed while the table grew). */
 const MOVED = -1;
-
-/**
- * An FNV-1a-style hash of the id's length and its code units, two per step (16 bits each, so nothing is
- * lost): all of a short id's, and of a long one the first 4 and the last 12 (the server's ids are random
- * UUIDs, whose last 12 hex digits alone are 48 random bits). A hash only picks where probing starts, so
- * an id sharing those with another costs a probe, never a wrong answer.
- */
-export function idHash(id: string): number {
-  const n = id.length;
-  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
-  if (n <= 16) {
-    let i = 0;
-    for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193);
-    if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  } else {
-    h = Math.imul(h ^ (id.charCodeAt(0) | (id.charCodeAt(1) << 16)), 0x01000193);
-    h = Math.imul(h ^ (id.charCodeAt(2) | (id.charCodeAt(3) << 16)), 0x01000193);
-    for (let i = n - 12; i < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193);
-  }
-  return h ^ (h >>> 15);
-}
 
 export class IdIndex {
   /** Per entry: [hash, slot + 1]; slot + 1 of 0 marks an empty entry. */

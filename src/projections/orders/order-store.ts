@@ -15,7 +15,8 @@ import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } f
 import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
 import { OddTimes } from '../../events/time-code.ts';
-import { IdIndex, idHash } from './id-index.ts';
+import { idHash } from '../../events/id-hash.ts';
+import { IdIndex } from './id-index.ts';
 import type { Interner } from '../../events/interner.ts';
 import type { OrderView } from '../views.ts';
 
