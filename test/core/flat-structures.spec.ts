@@ -23,6 +23,20 @@ import { LevelStore } from '../../src/projections/orders/level-store.ts';
 import { NONE, OrderStore, sideBit } from '../../src/projections/orders/order-store.ts';
 import { actionArb, Simulation } from './simulation.ts';
 
+/** Interns (true) or looks up (false) each name in an Interner and in a Map numbering names as they come; every answer agrees. */
+function internAgainstMap(ops: readonly [boolean, string][]): { names: Interner; model: Map<string, number> } {
+  const names = new Interner();
+  const model = new Map<string, number>();
+  for (const [intern, name] of ops) {
+    if (intern) {
+      if (!model.has(name)) model.set(name, model.size);
+      expect(names.intern(name), `intern(${JSON.stringify(name)})`).to.equal(model.get(name));
+    } else expect(names.indexOf(name), `indexOf(${JSON.stringify(name)})`).to.equal(model.get(name) ?? -1);
+  }
+  expect(names.size).to.equal(model.size);
+  return { names, model };
+}
+
 describe('core: flat structures against reference models', function () {
   this.timeout(120_000);
 
@@ -424,15 +438,7 @@ describe('core: flat structures against reference models', function () {
   it('an interner numbers names in first-seen order as a Map would, the empty name included', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.boolean(), fc.constantFrom('', 'a', 'b', 'BTC-USD', ' ')), { maxLength: 60 }), (ops) => {
-        const names = new Interner();
-        const model = new Map<string, number>();
-        for (const [intern, name] of ops) {
-          if (intern) {
-            if (!model.has(name)) model.set(name, model.size);
-            expect(names.intern(name), `intern(${JSON.stringify(name)})`).to.equal(model.get(name));
-          } else expect(names.indexOf(name), `indexOf(${JSON.stringify(name)})`).to.equal(model.get(name) ?? -1);
-        }
-        expect(names.size).to.equal(model.size);
+        internAgainstMap(ops);
       }),
       { numRuns: 300, seed: 23 },
     );
@@ -446,15 +452,7 @@ describe('core: flat structures against reference models', function () {
     const short = fc.string({ maxLength: 17 });
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.boolean(), fc.oneof(colliding, uuid, short)), { minLength: 80, maxLength: 400 }), (ops) => {
-        const names = new Interner();
-        const model = new Map<string, number>();
-        for (const [intern, name] of ops) {
-          if (intern) {
-            if (!model.has(name)) model.set(name, model.size);
-            expect(names.intern(name), `intern(${JSON.stringify(name)})`).to.equal(model.get(name));
-          } else expect(names.indexOf(name), `indexOf(${JSON.stringify(name)})`).to.equal(model.get(name) ?? -1);
-        }
-        expect(names.size).to.equal(model.size);
+        const { names, model } = internAgainstMap(ops);
         for (const [name, index] of model) {
           // A copy of the text, not the object the interner holds (nor the one it last saw).
           const fresh = JSON.parse(JSON.stringify(name)) as string;
