@@ -90,6 +90,15 @@ describe('core: properties of random sessions', function () {
         const restored = new Exchange();
         restoreSnapshot(restored.state, snapshot);
         expect(stateHash(restored.state)).to.equal(stateHash(prefix.state));
+        // What decide reads by interned index (the overflow trial, the risk check) was restored as well.
+        for (const [trader, records] of restored.state.positions.traders()) {
+          for (const [market, record] of records) {
+            const t = restored.state.traderNames.indexOf(trader);
+            const m = restored.state.marketNames.indexOf(market);
+            expect(restored.state.positions.valuesAt(t, m), `restored position of ${trader} in ${market} by index`).to.equal(record.values);
+            expect(restored.state.positions.netAt(t, m)).to.equal(record.values.net);
+          }
+        }
         for (const e of events.slice(at)) restored.fold(e);
         expect(stateHash(restored.state)).to.equal(stateHash(sim.exchange.state));
       }),

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { fillId } from '../../src/commands/fill-ids.ts';
-import { at, given } from './dsl.ts';
-import { ALICE, BOB, BTC, CAROL, ETH, marketUpserted, orderRested, SEED, submit, traderProvisioned, WORLD } from './fixtures.ts';
+import type { FillFact } from '../../src/events/types.ts';
+import { at, given, type AnyBody, type Scenario } from './dsl.ts';
+import { ALICE, BOB, BTC, CAROL, ETH, marketUpserted, orderFilled, orderRested, SEED, submit, traderProvisioned, WORLD } from './fixtures.ts';
 
 describe('core: SubmitOrder', () => {
   describe('matching', () => {
@@ -151,6 +152,55 @@ describe('core: SubmitOrder', () => {
       // that would leave the exact range is refused.
       const big = 2 ** 52;
       given(...WORLD, orderRested('m1', BOB, 'SELL', big, 1), orderRested('m2', BOB, 'SELL', big, 1)).when(submit(ALICE, 'BUY', big, 2)).thenRejects('overflow');
+    });
+
+    describe("decide's trial of every fill against the positions it would leave", () => {
+      // Alice's realized PnL is brought to within 1,991 of 2^53-1 by a full round trip (1,000 bought from
+      // Bob at 1, sold to Carol at the highest markable price), written as events (folded, not decided).
+      // Carol's cost basis is then at the edge too, so the later bids are Bob's (closing his short).
+      const max = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+      const fill = (id: string, maker: string, makerTrader: string, price: number, quantity: number): FillFact => ({ fill_id: id, maker_order_id: maker, maker_trader_id: makerTrader, price, quantity, maker_remaining: 0 });
+      const nearTheEdge: AnyBody[] = [
+        ...WORLD,
+        traderProvisioned(CAROL, 'carol'),
+        orderRested('b1', BOB, 'SELL', 1, 1000),
+        orderFilled('a1', ALICE, 'BUY', 1, 1000, [fill('f1', 'b1', BOB, 1, 1000)]),
+        orderRested('c1', CAROL, 'BUY', max, 1000),
+        orderFilled('a2', ALICE, 'SELL', max, 1000, [fill('f2', 'c1', CAROL, max, 1000)]),
+      ];
+      const realized = (s: Scenario): number => s.exchange.state.positions.values(ALICE, BTC).realized;
+
+      it('counts the fills before it in the same order: each alone fits, the second after the first does not', () => {
+        // Long 2 at 1, then a sell of 2 at 1,000 against two bids: each closing fill realizes 999, and
+        // only 1,991 - 999 = 992 is left after the first.
+        const world: AnyBody[] = [...nearTheEdge, orderRested('b2', BOB, 'SELL', 1, 2), orderFilled('a3', ALICE, 'BUY', 1, 2, [fill('f3', 'b2', BOB, 1, 2)]), orderRested('c2', BOB, 'BUY', 1000, 1), orderRested('c3', BOB, 'BUY', 1000, 1)];
+        expect(Number.MAX_SAFE_INTEGER - realized(given(...world))).to.equal(1991);
+        given(...world).when(submit(ALICE, 'SELL', 1000, 2)).thenRejects('overflow');
+        const one = given(...world);
+        const event = one.exchange.execute({ ...submit(ALICE, 'SELL', 1000, 1), time: at(9_000_000) });
+        expect(event.type === 'OrderSubmitted' && event.data.fills.length).to.equal(1);
+        expect(Number.MAX_SAFE_INTEGER - realized(one)).to.equal(992);
+      });
+
+      it('applies a self-trade to the one position in turn, taker then maker, as the fold does', () => {
+        // Short 2 at 1,000, 992 from the edge, with a bid of its own at 1. Selling 1 into that bid makes the
+        // short 3 (average 667) and then closes 1 of it at 1: 666 realized, which fits. Taken from the
+        // position before the taker's side (average 1,000), the maker's side alone would realize 999.
+        const world: AnyBody[] = [
+          ...nearTheEdge,
+          orderRested('b2', BOB, 'SELL', 1, 1),
+          orderFilled('a3', ALICE, 'BUY', 1, 1, [fill('f3', 'b2', BOB, 1, 1)]),
+          orderRested('c2', BOB, 'BUY', 1000, 3),
+          orderFilled('a4', ALICE, 'SELL', 1000, 3, [fill('f4', 'c2', BOB, 1000, 3)]),
+          orderRested('own', ALICE, 'BUY', 1, 1),
+        ];
+        const s = given(...world);
+        expect(Number.MAX_SAFE_INTEGER - realized(s)).to.equal(992);
+        expect(s.exchange.state.positions.values(ALICE, BTC).net).to.equal(-2);
+        const event = s.exchange.execute({ ...submit(ALICE, 'SELL', 1, 1), time: at(9_000_000) });
+        expect(event.type === 'OrderSubmitted' && event.data.fills.map((f) => [f.maker_order_id, f.maker_trader_id])).to.deep.equal([['own', ALICE]]);
+        expect(Number.MAX_SAFE_INTEGER - realized(s)).to.equal(992 - 666);
+      });
     });
 
     it('accepts prices up to the highest a full position can be marked at, and refuses above with overflow', () => {
