@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { CompactEvents } from '../../src/events/compact-events.ts';
 import { column, grown } from '../../src/events/grown.ts';
-import { SlotColumn } from '../../src/events/slot-column.ts';
+import { CHUNK_SLOTS, SlotColumn } from '../../src/events/slot-column.ts';
 import { StringColumn } from '../../src/events/string-column.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
@@ -361,15 +361,15 @@ describe('core: flat structures against reference models', function () {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 9 }),
-        // Writes to slots up to 3 chunks of 65,536 slots, most of them low and the chunks' edges often, so
+        // Writes to slots up to 3 chunks of CHUNK_SLOTS slots, most of them low and the chunks' edges often, so
         // the first chunk is copied as it doubles with values in it and later chunks are added beside
         // it. Each write first reserves room for its slot, as the order store does.
         fc.array(
           fc.tuple(
             fc.oneof(
               { weight: 4, arbitrary: fc.integer({ min: 0, max: 3000 }) },
-              { weight: 2, arbitrary: fc.constantFrom(0, 1, 1023, 1024, 2047, 2048, 65_535, 65_536, 65_537, 131_071, 131_072) },
-              { weight: 1, arbitrary: fc.integer({ min: 0, max: 3 * 65_536 + 5 }) },
+              { weight: 2, arbitrary: fc.constantFrom(0, 1, 1023, 1024, 2047, 2048, CHUNK_SLOTS - 1, CHUNK_SLOTS, CHUNK_SLOTS + 1, 2 * CHUNK_SLOTS - 1, 2 * CHUNK_SLOTS) },
+              { weight: 1, arbitrary: fc.integer({ min: 0, max: 3 * CHUNK_SLOTS + 5 }) },
             ),
             fc.nat(),
             fc.oneof(fc.double({ noNaN: true }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
@@ -387,7 +387,7 @@ describe('core: flat structures against reference models', function () {
               col.reserve(reserved);
               // Room grows by doubling up to one chunk, then by whole chunks: never more than asked for
               // past the chunk that holds the last slot asked for.
-              const chunkSlots = 65_536;
+              const chunkSlots = CHUNK_SLOTS;
               const expected = reserved <= chunkSlots ? Math.max(1024, 2 ** Math.ceil(Math.log2(reserved))) : Math.ceil(reserved / chunkSlots) * chunkSlots;
               expect(col.capacity).to.equal(expected);
             }
