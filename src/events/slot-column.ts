@@ -1,4 +1,4 @@
-// Numbers of a flat store, `stride` per slot, kept on the V8 heap in chunks of 8,192 slots.
+// Numbers of a flat store, `stride` per slot, kept on the V8 heap in chunks of 16,384 slots.
 //
 // Why not typed arrays: their memory is external to the V8 heap, and V8 starts a full mark-compact
 // whenever external memory has grown by 64 MiB since the last one. The order store's typed columns (80
@@ -14,13 +14,15 @@
 // time. The first chunk starts small and doubles until it is full size, so the thousands of small
 // exchanges of a test run stay small.
 //
-// Why 8,192 slots: a new chunk's memory is all touched at once, by the command that needs it (the blank
+// Why 16,384 slots: a new chunk's memory is all touched at once, by the command that needs it (the blank
 // copied in, every page of it faulted in fresh). At 65,536 slots that was 3-4 MiB a column, the order
-// store's two and the log's together ~8 MiB, and it held that one command for 13-14 ms (bench:engine's
-// slowest command at 1k resting; 4.0-4.6 ms at 8,192, a collection). 8,192 slots of the narrowest stride
-// (4 doubles, 256 KiB) are still past V8's largest regular object, so a chunk is born in the large-object
-// space and never copied by a scavenge.
-const SHIFT = 13;
+// store's two and the log's together ~8 MiB, and it held that one command for 12-15 ms (bench:engine's
+// slowest command at 1k resting; 2.9-4.2 ms at 16,384, a collection). Smaller chunks make more such
+// commands, each shorter: at 8,192 slots bench:engine's p99.9 rose by a few µs (by the chunk count, some
+// 80 of its 300 slowest commands were then chunks being added). 16,384 slots of the narrowest stride
+// (4 doubles, 512 KiB) are well past V8's largest regular object, so a chunk is born in the
+// large-object space and never copied by a scavenge.
+const SHIFT = 14;
 const SLOTS = 1 << SHIFT;
 /** Slots per chunk past the first (tests cross its edges). */
 export const CHUNK_SLOTS = SLOTS;
