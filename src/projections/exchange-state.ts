@@ -55,7 +55,7 @@ export class ExchangeState {
       this.fault ??= err instanceof Error ? err : new Error(String(err));
     };
     this.marketData = new MarketDataFeed(this.books, options.deltaRing, fault);
-    this.privateFeed = new PrivateFeed(this.books, fault, this.fills);
+    this.privateFeed = new PrivateFeed(this.books, this.fills, fault);
     this.leaderboard = new Leaderboard(this.traders, this.positions, this.markets, this.books);
     // One subscription applies the projections in a fixed order (cheaper than one subscription each on
     // the hot path). Positions before books: the books' effect makes the feeds speak, and a listener

@@ -33,25 +33,24 @@ export class FillsProjection {
     }
     if (event.type !== 'OrderSubmitted') return;
     const { order, fills } = event.data;
-    const made = this.made;
     for (let i = 0; i < fills.length; i++) {
-      const f = fills[i] as (typeof fills)[number];
-      const view: FillView = { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time };
+      const view = fillView(event, i);
+      const maker = (fills[i] as (typeof fills)[number]).maker_trader_id;
       this.add(order.trader_id, view);
-      if (f.maker_trader_id !== order.trader_id) this.add(f.maker_trader_id, view);
+      if (maker !== order.trader_id) this.add(maker, view);
       this.total++;
-      made[i] = view;
+      // Entries past this event's fills are an earlier one's: viewOf reads only this event's.
+      this.made[i] = view;
     }
-    made.length = fills.length;
     this.madeSeq = event.seq;
   }
 
   /**
-   * Fill `n` of the submission `event` as the fill history keeps it (the view is the same object, read
-   * only everywhere), or null if the history has not applied that event.
+   * Fill `n` of the submission `event` as a client sees it: the very object the history keeps when the
+   * event is the last submission it applied (read only everywhere), else one built the same way.
    */
-  fillOf(event: EventOf<'OrderSubmitted'>, n: number): FillView | null {
-    return event.seq === this.madeSeq ? (this.made[n] ?? null) : null;
+  viewOf(event: EventOf<'OrderSubmitted'>, n: number): FillView {
+    return (event.seq === this.madeSeq ? this.made[n] : undefined) ?? fillView(event, n);
   }
 
   private add(traderId: string, fill: FillView): void {
@@ -83,4 +82,12 @@ export class FillsProjection {
 export function compareFills(a: FillView, b: FillView): number {
   if (a.occurred_at !== b.occurred_at) return a.occurred_at < b.occurred_at ? -1 : 1;
   return a.fill_id < b.fill_id ? -1 : a.fill_id > b.fill_id ? 1 : 0;
+}
+
+/** Fill `n` of a submission, as the fills API, the private feed and the submit reply show it. */
+function fillView(event: EventOf<'OrderSubmitted'>, n: number): FillView {
+  const { order, fills } = event.data;
+  const f = fills[n];
+  if (f === undefined) throw new Error(`fills: seq ${event.seq} has no fill ${n}`);
+  return { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time };
 }

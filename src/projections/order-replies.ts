@@ -15,8 +15,7 @@ export function submitReply(state: ExchangeState, event: EventOf<'OrderSubmitted
   const { order, fills } = event.data;
   return {
     order: orderReply(state, order.id),
-    // The fill history's own views when it has just applied this event (the same fields, read only).
-    fills: fills.map((f, n) => state.fills.fillOf(event, n) ?? { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time }),
+    fills: fills.map((_, n) => state.fills.viewOf(event, n)),
     resting: event.data.remaining > 0,
   };
 }

@@ -22,16 +22,16 @@ export class PrivateFeed implements BookEffectListener {
   /** Per trader (the books' interned index): the last user_sequence, 0 for none yet. */
   private sequences: number[] = [];
   private readonly books: BooksProjection;
-  private readonly fills: FillsProjection | null;
+  private readonly fills: FillsProjection;
   private readonly fault: (err: unknown) => void;
 
-  /** With `fills` (applied before the books), a fill message carries the history's own view of the fill. */
+  /** `fills` is applied before the books: a fill message carries the history's own view of the fill. */
   constructor(
     books: BooksProjection,
+    fills: FillsProjection,
     fault: (err: unknown) => void = (err) => {
       throw err;
     },
-    fills: FillsProjection | null = null,
   ) {
     this.books = books;
     this.fills = fills;
@@ -90,11 +90,9 @@ export class PrivateFeed implements BookEffectListener {
       switch (effect.kinds[i]) {
         case TRADE: {
           if (event.type !== 'OrderSubmitted') throw new Error(`private feed: a trade in ${event.type}`);
-          const f = event.data.fills[effect.details[i] as number];
-          if (f === undefined) throw new Error(`private feed: a trade without its fill at seq ${event.seq}`);
-          const order = event.data.order;
           const n = effect.details[i] as number;
-          const view: FillView | null = listening ? (this.fills?.fillOf(event, n) ?? { fill_id: f.fill_id, market: order.market, maker_order_id: f.maker_order_id, taker_order_id: order.id, price: f.price, quantity: f.quantity, occurred_at: event.time }) : null;
+          if (event.data.fills[n] === undefined) throw new Error(`private feed: a trade without its fill at seq ${event.seq}`);
+          const view: FillView | null = listening ? this.fills.viewOf(event, n) : null;
           const taker = orders.trader(effect.taker);
           const maker = orders.trader(slot);
           this.fill(taker, view);
