@@ -85,7 +85,7 @@ export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody | 
   if (c.time_in_force === 'POST_ONLY' && crosses) return refuse('post_only_would_take');
   if (isMarket && best === null) return refuse('no_liquidity');
 
-  const outcome = crosses && opposite !== undefined ? match(state, c, opposite) : NO_MATCH;
+  const outcome = crosses && opposite !== undefined ? match(state, c, opposite, trader, m) : NO_MATCH;
   let filled = 0;
   for (const f of outcome.fills) filled += f.quantity;
   const left = c.quantity - filled;
@@ -138,9 +138,8 @@ function withinLimit(c: Submit, price: number): boolean {
  * The quantity a FOK order could trade at once: self-trade prevention stops it at the trader's first own
  * order (CANCEL_TAKER, CANCEL_BOTH) or skips own orders (CANCEL_MAKER, which would cancel them).
  */
-function fillable(state: ExchangeState, c: Submit, opposite: BookSide): number {
+function fillable(state: ExchangeState, c: Submit, opposite: BookSide, self: number): number {
   const { orders, levels } = state.books;
-  const self = state.books.traderNames.indexOf(c.trader_id);
   let total = 0;
   for (let level = opposite.best; level !== NONE && withinLimit(c, levels.price(level)); level = levels.worse(level)) {
     for (let maker = levels.head(level); maker !== NONE; maker = orders.next(maker)) {
@@ -155,15 +154,16 @@ function fillable(state: ExchangeState, c: Submit, opposite: BookSide): number {
   return total;
 }
 
-/** Price-time priority against the opposite side; every execution at the maker's price. Reads only. */
-function match(state: ExchangeState, c: Submit, opposite: BookSide): MatchOutcome {
-  if (c.time_in_force === 'FOK' && fillable(state, c, opposite) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
+/**
+ * Price-time priority against the opposite side; every execution at the maker's price. Reads only.
+ * `self` and `m` are the taker and the market as decide interned them (-1 for a trader never seen).
+ */
+function match(state: ExchangeState, c: Submit, opposite: BookSide, self: number, m: number): MatchOutcome {
+  if (c.time_in_force === 'FOK' && fillable(state, c, opposite, self) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
   const fills: FillFact[] = [];
   // Self-trade prevention cancels nothing in most submissions: the array is made on the first one.
   let selfCanceled: SelfTradeCancelFact[] = NO_CANCELS;
   const { orders, levels } = state.books;
-  const self = state.books.traderNames.indexOf(c.trader_id);
-  const m = state.marketNames.indexOf(c.market);
   // Each trader's position as this order's fills so far leave it, by interned trader (made on the first fill).
   let trial: Map<number, PositionValues> | null = null;
   const takerSign = c.side === 'BUY' ? 1 : -1;
