@@ -172,15 +172,15 @@ export class PositionsProjection {
     const market = this.marketNames.intern(order.market);
     const taker = this.traderNames.intern(order.trader_id);
     for (const fill of fills) {
-      this.trade(taker, order.trader_id, market, order.market, takerSign * fill.quantity, fill.price, event.time);
-      this.trade(this.traderNames.intern(fill.maker_trader_id), fill.maker_trader_id, market, order.market, -takerSign * fill.quantity, fill.price, event.time);
+      this.trade(taker, market, takerSign * fill.quantity, fill.price, event.time);
+      this.trade(this.traderNames.intern(fill.maker_trader_id), market, -takerSign * fill.quantity, fill.price, event.time);
     }
     const last = fills[fills.length - 1];
     if (last !== undefined) this.lastTrade.set(order.market, last.price);
   }
 
-  private trade(trader: number, traderId: string, market: number, marketId: string, signedQty: number, price: number, time: string): void {
-    const record = this.grid[trader]?.[market] ?? this.record(traderId, marketId);
+  private trade(trader: number, market: number, signedQty: number, price: number, time: string): void {
+    const record = this.grid[trader]?.[market] ?? this.record(this.traderNames.nameOf(trader), this.marketNames.nameOf(market));
     this.setValuesAt(trader, market, record, applyTrade(record.values, signedQty, price));
     record.updated_at = time;
   }
