@@ -10,19 +10,11 @@
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { Command } from '../src/commands/types.ts';
+import { nextTime, uuid } from './command-strings.ts';
 
 const CYCLES = Number(process.env['BENCH_CYCLES'] ?? 100_000);
 const MARKETS = 10;
 const MID = 100_000;
-
-/** A flat string, as the server's ids and parsed fields are (see bench/engine.bench.ts). */
-const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
-const uuid = (n: number): string => flat(`00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`);
-let clock = Date.UTC(2026, 0, 1) * 1000;
-function nextTime(): string {
-  clock++;
-  return flat(`${new Date(Math.floor(clock / 1000)).toISOString().slice(0, 23)}${String(clock % 1000).padStart(3, '0')}Z`);
-}
 
 interface Run {
   readonly restMicros: number;
