@@ -84,6 +84,9 @@ export function timeCode(text: string): number {
  * microseconds a double holds exactly (the years 1685 to 2255), which every code timeCode gives is.
  */
 export function timeText(code: number): string {
+  // The time just coded (an order placed by this command, in the view its owner is sent) is the text
+  // it was coded from: no need to write it again.
+  if (code === lastCode) return lastText;
   if (!Number.isSafeInteger(code)) throw new RangeError(`time code: ${code} is not a whole number of microseconds a double holds exactly`);
   const second = Math.floor(code / 1_000_000);
   const at = second & (TABLE - 1);
