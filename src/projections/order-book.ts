@@ -1,14 +1,13 @@
 // The order book of one market, built like a matching engine's: price levels found by price in a hash
-// map, kept in price order in a B+ tree (O(log L) when a level appears or goes) and linked to their
+// map, kept in price order in a set of sorted blocks (orders/price-set.ts: O(log L) to find where a
+// level appears, a block's numbers moved when it appears or goes) and linked to their
 // neighbours, so matching walks from the best level backwards without a search; each level a FIFO of
 // orders linked through their slots, so a cancel or amend by id never walks a level. Orders and levels
 // are slots of flat stores (orders/), not objects.
-import btree from 'sorted-btree';
 import type { Side } from '../events/types.ts';
 import type { LevelStore } from './orders/level-store.ts';
 import { NONE, type OrderRecord, type OrderStore } from './orders/order-store.ts';
-
-const BTree = btree.default;
+import { PriceSet } from './orders/price-set.ts';
 
 /** A price level as reads see it: its price, total quantity, order count and first order in the queue. */
 export interface PriceLevelView {
@@ -17,7 +16,6 @@ export interface PriceLevelView {
   readonly count: number;
   readonly head: OrderRecord | null;
 }
-type LevelTree = InstanceType<typeof BTree<number, number>>;
 
 /** One side of a book. Bids are best at the highest price, asks at the lowest. */
 export class BookSide {
@@ -26,7 +24,7 @@ export class BookSide {
   private readonly orders: OrderStore;
   private readonly levels: LevelStore;
   private readonly byPrice = new Map<number, number>();
-  private readonly sorted: LevelTree = new BTree<number, number>();
+  private readonly sorted = new PriceSet();
   /** The best level, or NONE. */
   best = NONE;
   orderCount = 0;
@@ -129,8 +127,8 @@ export class BookSide {
     // The nearest level better than this price, if any: the new level goes right behind it.
     let better = NONE;
     if (this.best !== NONE && !this.isBetter(price, levels.price(this.best))) {
-      const key = this.buy ? this.sorted.nextHigherKey(price) : this.sorted.nextLowerKey(price);
-      better = key === undefined ? NONE : (this.byPrice.get(key) as number);
+      const key = this.buy ? this.sorted.above(price) : this.sorted.below(price);
+      better = Number.isNaN(key) ? NONE : (this.byPrice.get(key) as number);
     }
     const worse = better === NONE ? this.best : levels.worse(better);
     levels.setBetter(level, better);
@@ -139,7 +137,7 @@ export class BookSide {
     else levels.setWorse(better, level);
     if (worse !== NONE) levels.setBetter(worse, level);
     this.byPrice.set(price, level);
-    this.sorted.set(price, level);
+    this.sorted.add(price);
     return level;
   }
 
@@ -170,7 +168,7 @@ export class BookSide {
       back = level;
       if (previous !== null && !this.isBetter(previous, price)) throw new Error(`${this.side} levels out of order at ${price}`);
       previous = price;
-      if (this.byPrice.get(price) !== level || this.sorted.get(price) !== level) throw new Error(`${this.side} level ${price} missing from the price index`);
+      if (this.byPrice.get(price) !== level || !this.sorted.has(price)) throw new Error(`${this.side} level ${price} missing from the price index`);
       let count = 0;
       let total = 0;
       let prev = NONE;
@@ -193,8 +191,8 @@ export class BookSide {
     }
     if (orderTotal !== this.orderCount) throw new Error(`${this.side} order count ${this.orderCount} but ${orderTotal} linked`);
     if (levelTotal !== this.byPrice.size || levelTotal !== this.sorted.size) throw new Error(`${this.side} has ${levelTotal} linked levels, ${this.byPrice.size} by price, ${this.sorted.size} sorted`);
-    const bestKey = this.buy ? this.sorted.maxKey() : this.sorted.minKey();
-    if ((bestKey === undefined ? NONE : this.byPrice.get(bestKey)) !== this.best) throw new Error(`${this.side} best level cache is stale`);
+    const bestKey = this.buy ? this.sorted.max : this.sorted.min;
+    if ((Number.isNaN(bestKey) ? NONE : this.byPrice.get(bestKey)) !== this.best) throw new Error(`${this.side} best level cache is stale`);
   }
 }
 

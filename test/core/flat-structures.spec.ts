@@ -1,5 +1,6 @@
 // The engine's flat structures against simple reference models, over random operation sequences: the id
-// index against a Map (also while it grows incrementally), a book side against sorted arrays of FIFO queues, the delta ring against the list
+// index against a Map (also while it grows incrementally), a book side against sorted arrays of FIFO
+// queues, a book side's price set against a sorted array, the delta ring against the list
 // of every delta, the compact log against the events it was given, the string and slot columns against
 // arrays.
 import { expect } from 'chai';
@@ -21,6 +22,7 @@ import { parseEvent } from '../../src/events/event-schema.ts';
 import type { RecordedEvent } from '../../src/events/upcasters/upcast.ts';
 import { LevelStore } from '../../src/projections/orders/level-store.ts';
 import { NONE, OrderStore, sideBit } from '../../src/projections/orders/order-store.ts';
+import { PriceSet } from '../../src/projections/orders/price-set.ts';
 import { actionArb, Simulation } from './simulation.ts';
 
 /** Interns (true) or looks up (false) each name in an Interner and in a Map numbering names as they come; every answer agrees. */
@@ -214,6 +216,85 @@ describe('core: flat structures against reference models', function () {
       }),
       { numRuns: 120, seed: 16 },
     );
+  });
+
+  it('a price set adds, removes and finds neighbours as a sorted array does, through block splits and merges', () => {
+    // Blocks of 4 and 5 prices split and merge every few operations; 64 is the book's. Prices are drawn
+    // from a narrow range (many repeats, so deletes find prices) or a wide one (a set of hundreds).
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), price: fc.integer({ min: -40, max: 400 }) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('query' as const), price: fc.oneof(fc.integer({ min: -50, max: 410 }), fc.integer({ min: -50, max: 410 }).map((p) => p + 0.5)) }) },
+    );
+    const below = (sorted: number[], p: number): number => {
+      for (let i = sorted.length - 1; i >= 0; i--) if ((sorted[i] as number) < p) return sorted[i] as number;
+      return Number.NaN;
+    };
+    const above = (sorted: number[], p: number): number => sorted.find((x) => x > p) ?? Number.NaN;
+    fc.assert(
+      fc.property(fc.constantFrom(4, 5, 64), fc.array(op, { minLength: 50, maxLength: 1500 }), (blockSize, ops) => {
+        const set = new PriceSet(blockSize);
+        let model: number[] = [];
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            if (model.includes(o.price)) expect(() => set.add(o.price)).to.throw('already in the set');
+            else {
+              set.add(o.price);
+              model = [...model, o.price].sort((a, b) => a - b);
+            }
+          } else if (o.kind === 'delete') {
+            if (model.length === 0) {
+              expect(() => set.delete(7)).to.throw('not in the set');
+              continue;
+            }
+            const price = model[o.pick % model.length] as number;
+            set.delete(price);
+            model = model.filter((x) => x !== price);
+            expect(() => set.delete(price)).to.throw('not in the set');
+          } else {
+            expect(set.above(o.price), `above ${o.price}`).to.deep.equal(above(model, o.price));
+            expect(set.below(o.price), `below ${o.price}`).to.deep.equal(below(model, o.price));
+            expect(set.has(o.price), `has ${o.price}`).to.equal(model.includes(o.price));
+          }
+          expect(set.size).to.equal(model.length);
+          expect(set.min).to.deep.equal(model[0] ?? Number.NaN);
+          expect(set.max).to.deep.equal(model[model.length - 1] ?? Number.NaN);
+        }
+        expect([...set.values()]).to.deep.equal(model);
+        // Every member's neighbours, and the points between members.
+        for (const p of model) {
+          expect(set.has(p)).to.equal(true);
+          expect(set.above(p)).to.deep.equal(above(model, p));
+          expect(set.below(p)).to.deep.equal(below(model, p));
+          expect(set.above(p - 0.5)).to.equal(p);
+          expect(set.below(p + 0.5)).to.equal(p);
+        }
+      }),
+      { numRuns: 150, seed: 28 },
+    );
+  });
+
+  it('a price set of a whole book side (tens of thousands of prices, in order, then thinned out) keeps every neighbour', () => {
+    // The book's block size, past hundreds of splits: prices arrive best first (as a side fills up from
+    // its top), then every other one goes, then the rest but every tenth (merges of low blocks).
+    const set = new PriceSet();
+    const n = 40_000;
+    for (let i = 0; i < n; i++) set.add(100_000 - i);
+    for (let i = 0; i < n; i += 2) set.delete(100_000 - i);
+    for (let i = 1; i < n; i += 2) if (i % 10 !== 1) set.delete(100_000 - i);
+    const model = Array.from({ length: n / 10 }, (_, k) => 100_000 - (n - 9) + 10 * k);
+    expect([...set.values()]).to.deep.equal(model);
+    expect(set.size).to.equal(model.length);
+    // Thinned to a tenth, the blocks merged as they ran low: on average at least 8 prices a block (the
+    // splits left ~32, the thinning ~3 before merging).
+    expect(set.blockCount).to.be.at.most(model.length / 8);
+    for (let k = 0; k < model.length; k++) {
+      const p = model[k] as number;
+      expect(set.above(p)).to.deep.equal(model[k + 1] ?? Number.NaN);
+      expect(set.below(p)).to.deep.equal(model[k - 1] ?? Number.NaN);
+      expect(set.above(p - 5)).to.equal(p);
+      expect(set.below(p + 5)).to.equal(p);
+    }
   });
 
   it('the delta ring gives back exactly the deltas after a sequence while it holds them all, else null', () => {
