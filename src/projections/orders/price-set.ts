@@ -138,12 +138,27 @@ export class PriceSet {
     if (count - 1 < this.capacity >>> 2) this.mergeAround(b);
   }
 
-  /** Every price, ascending (for tests and consistency checks). */
+  /** Every price, ascending. */
   *values(): IterableIterator<number> {
     for (let b = 0; b < this.blocks.length; b++) {
       const block = this.blocks[b] as Float64Array;
       for (let i = 0; i < (this.counts[b] as number); i++) yield block[i] as number;
     }
+  }
+
+  /** Every price, descending. */
+  *descending(): IterableIterator<number> {
+    for (let b = this.blocks.length - 1; b >= 0; b--) {
+      const block = this.blocks[b] as Float64Array;
+      for (let i = (this.counts[b] as number) - 1; i >= 0; i--) yield block[i] as number;
+    }
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.counts = [];
+    this.firsts = [];
+    this.total = 0;
   }
 
   /** The block whose range holds `price`: the last block whose first price is at or below it, else the first. */

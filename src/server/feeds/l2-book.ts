@@ -2,11 +2,9 @@
 // has been published (never state a durable-ack server has not yet acknowledged) and could run anywhere
 // the delta stream goes. Levels touched since the last `takeTouched` are remembered, so a conflated
 // update can carry exactly the levels that changed, each with its absolute value.
-import btree from 'sorted-btree';
 import type { Side } from '../../events/types.ts';
 import type { L3Event, L3Snapshot } from '../../projections/market-data.ts';
-
-const BTree = btree.default;
+import { PriceSet } from '../../projections/orders/price-set.ts';
 
 /** One price level: the sum of the remaining quantity resting there and the number of orders. */
 export interface L2Level {
@@ -26,9 +24,13 @@ interface RestingEntry {
   remaining: number;
 }
 
+// Levels by price in a Map (every delta finds its level there), their prices in order in a PriceSet
+// (only a level that appears or goes touches it): a sorted-btree of levels cost a tree search for every
+// delta and ~0.4 µs for each level that came or went.
 class L2Side {
   readonly side: Side;
-  readonly levels = new BTree<number, MutableLevel>();
+  private readonly levels = new Map<number, MutableLevel>();
+  private readonly prices = new PriceSet();
   touched = new Set<number>();
 
   constructor(side: Side) {
@@ -40,11 +42,20 @@ class L2Side {
     if (level === undefined) {
       level = { quantity: 0, orders: 0 };
       this.levels.set(price, level);
+      this.prices.add(price);
     }
     level.quantity += quantity;
     level.orders += orders;
-    if (level.orders === 0) this.levels.delete(price);
+    if (level.orders === 0) {
+      this.levels.delete(price);
+      this.prices.delete(price);
+    }
     this.touched.add(price);
+  }
+
+  clear(): void {
+    this.levels.clear();
+    this.prices.clear();
   }
 
   level(price: number): L2Level {
@@ -53,16 +64,17 @@ class L2Side {
   }
 
   best(): L2Level | null {
-    const price = this.side === 'BUY' ? this.levels.maxKey() : this.levels.minKey();
-    return price === undefined ? null : this.level(price);
+    const price = this.side === 'BUY' ? this.prices.max : this.prices.min;
+    return Number.isNaN(price) ? null : this.level(price);
   }
 
   /** The best `depth` levels, best first (all of them when depth is null). */
   top(depth: number | null): L2Level[] {
     const out: L2Level[] = [];
-    const entries = this.side === 'BUY' ? this.levels.entriesReversed() : this.levels.entries();
-    for (const [price, level] of entries) {
+    const prices = this.side === 'BUY' ? this.prices.descending() : this.prices.values();
+    for (const price of prices) {
       if (depth !== null && out.length >= depth) break;
+      const level = this.levels.get(price) as MutableLevel;
       out.push({ price, quantity: level.quantity, orders: level.orders });
     }
     return out;
@@ -77,8 +89,8 @@ export class L2Book {
   /** Starts again from an l3 snapshot (no level counts as touched). */
   load(snapshot: Pick<L3Snapshot, 'bids' | 'asks'>): void {
     this.orders.clear();
-    this.bids.levels.clear();
-    this.asks.levels.clear();
+    this.bids.clear();
+    this.asks.clear();
     for (const o of [...snapshot.bids, ...snapshot.asks]) {
       this.orders.set(o.order_id, { side: o.side, price: o.price, remaining: o.remaining });
       this.sideOf(o.side).add(o.price, o.remaining, 1);
