@@ -85,7 +85,9 @@ export function timeCode(text: string): number {
  */
 export function timeText(code: number): string {
   // The time just coded (an order placed by this command, in the view its owner is sent) is the text
-  // it was coded from: no need to write it again.
+  // it was coded from: no need to write it again. That text is the caller's own string, flat as this
+  // function's are (see the join below) because every time the engine codes is: the admission clock's
+  // (made by this function) or parsed from JSON (a request, a log line, a database row).
   if (code === lastCode) return lastText;
   if (!Number.isSafeInteger(code)) throw new RangeError(`time code: ${code} is not a whole number of microseconds a double holds exactly`);
   const second = Math.floor(code / 1_000_000);

@@ -1,6 +1,6 @@
 // The order book of one market, built like a matching engine's: price levels found by price in a hash
 // map, kept in price order in a set of sorted blocks (orders/price-set.ts: O(log L) to find where a
-// level appears, a block's numbers moved when it appears or goes) and linked to their
+// level appears, at most a block's numbers moved when it appears or goes) and linked to their
 // neighbours, so matching walks from the best level backwards without a search; each level a FIFO of
 // orders linked through their slots, so a cancel or amend by id never walks a level. Orders and levels
 // are slots of flat stores (orders/), not objects.
@@ -123,13 +123,16 @@ export class BookSide {
 
   private addLevel(price: number): number {
     const levels = this.levels;
-    const level = levels.alloc(price);
     // The nearest level better than this price, if any: the new level goes right behind it.
     let better = NONE;
     if (this.best !== NONE && !this.isBetter(price, levels.price(this.best))) {
       const key = this.buy ? this.sorted.above(price) : this.sorted.below(price);
       better = Number.isNaN(key) ? NONE : (this.byPrice.get(key) as number);
     }
+    // The price set first: it is the one that refuses (a price that is not finite), before anything
+    // else has changed.
+    this.sorted.add(price);
+    const level = levels.alloc(price);
     const worse = better === NONE ? this.best : levels.worse(better);
     levels.setBetter(level, better);
     levels.setWorse(level, worse);
@@ -137,7 +140,6 @@ export class BookSide {
     else levels.setWorse(better, level);
     if (worse !== NONE) levels.setBetter(worse, level);
     this.byPrice.set(price, level);
-    this.sorted.add(price);
     return level;
   }
 

@@ -163,12 +163,14 @@ describe('core: flat structures against reference models', function () {
 
   it('a book side keeps price levels in order and FIFO queues within them, as sorted arrays of queues do', () => {
     const op = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('push' as const), price: fc.integer({ min: 1, max: 60 }), remaining: fc.integer({ min: 1, max: 9 }) }) },
+      // Prices from a narrow range (orders queue at a level) and a wide one (levels enough to split the
+      // price set's blocks of 64).
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('push' as const), price: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 3000 })), remaining: fc.integer({ min: 1, max: 9 }) }) },
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('reduce' as const), pick: fc.nat(), to: fc.integer({ min: 1, max: 9 }) }) },
     );
     fc.assert(
-      fc.property(fc.constantFrom('BUY' as const, 'SELL' as const), fc.array(op, { maxLength: 600 }), (side, ops) => {
+      fc.property(fc.constantFrom('BUY' as const, 'SELL' as const), fc.array(op, { maxLength: 600, size: 'max' }), (side, ops) => {
         const orders = new OrderStore(new Interner(), new Interner());
         const levels = new LevelStore();
         const book = new BookSide(side, orders, levels);
@@ -219,7 +221,7 @@ describe('core: flat structures against reference models', function () {
   });
 
   it('a price set adds, removes and finds neighbours as a sorted array does, through block splits and merges', () => {
-    // Blocks of 4 and 5 prices split and merge every few operations; 64 is the book's. Prices are drawn
+    // Blocks of 8 and 9 prices split and merge every few operations; 64 is the book's. Prices are drawn
     // from a narrow range (many repeats, so deletes find prices) or a wide one (a set of hundreds).
     const op = fc.oneof(
       { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), price: fc.integer({ min: -40, max: 400 }) }) },
@@ -232,7 +234,9 @@ describe('core: flat structures against reference models', function () {
     };
     const above = (sorted: number[], p: number): number => sorted.find((x) => x > p) ?? Number.NaN;
     fc.assert(
-      fc.property(fc.constantFrom(4, 5, 64), fc.array(op, { minLength: 50, maxLength: 1500 }), (blockSize, ops) => {
+      // size 'max': fast-check's default size stops sessions near a hundred operations, too few to fill
+      // a block of 64 or to run one low enough to merge.
+      fc.property(fc.constantFrom(8, 9, 64), fc.array(op, { minLength: 50, maxLength: 1500, size: 'max' }), (blockSize, ops) => {
         const set = new PriceSet(blockSize);
         let model: number[] = [];
         for (const o of ops) {
@@ -261,6 +265,10 @@ describe('core: flat structures against reference models', function () {
           expect(set.max).to.deep.equal(model[model.length - 1] ?? Number.NaN);
         }
         expect([...set.values()]).to.deep.equal(model);
+        expect([...set.descending()]).to.deep.equal([...model].reverse());
+        // A price that is not finite is refused, and nothing changes.
+        for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) expect(() => set.add(bad)).to.throw(RangeError);
+        expect([...set.values()]).to.deep.equal(model);
         // Every member's neighbours, and the points between members.
         for (const p of model) {
           expect(set.has(p)).to.equal(true);
@@ -270,11 +278,12 @@ describe('core: flat structures against reference models', function () {
           expect(set.below(p + 0.5)).to.equal(p);
         }
       }),
-      { numRuns: 150, seed: 28 },
+      { numRuns: 60, seed: 28 },
     );
   });
 
   it('a price set of a whole book side (tens of thousands of prices, in order, then thinned out) keeps every neighbour', () => {
+    expect(() => new PriceSet(7)).to.throw(RangeError);
     // The book's block size, past hundreds of splits: prices arrive best first (as a side fills up from
     // its top), then every other one goes, then the rest but every tenth (merges of low blocks).
     const set = new PriceSet();

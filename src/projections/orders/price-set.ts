@@ -8,8 +8,10 @@
 // the whole engine. Here the prices sit in sorted blocks of at most BLOCK numbers in Float64Arrays,
 // found by a binary search over each block's first price: an insert or delete moves at most a block's
 // numbers (one native copyWithin), a neighbour is two binary searches. A full block splits in two; a
-// block that runs low is merged with a neighbour, so blocks stay at least a quarter full on average and
-// the directory (a plain array, spliced) stays small: a side of 100,000 levels has a few thousand blocks.
+// block that a delete leaves under a quarter full is merged with a neighbour that has room, so blocks
+// hold about an eighth of a block or more on average even in the worst order of adds and deletes, and the
+// directory (three plain arrays, spliced when a block comes or goes: O(L / BLOCK) then) stays small: a
+// side of 100,000 levels has a few thousand blocks.
 //
 // Prices are finite numbers (the book's); NaN is this set's "none".
 
@@ -24,9 +26,12 @@ export class PriceSet {
   private firsts: number[] = [];
   private total = 0;
 
-  /** `blockSize` is for tests, which make blocks tiny to cross their edges; the book takes the default. */
+  /**
+   * `blockSize` is for tests, which make blocks small to cross their edges; the book takes the default.
+   * At least 8, so that a block can run under a quarter full without being empty, and merge.
+   */
   constructor(blockSize = BLOCK) {
-    if (!(Number.isInteger(blockSize) && blockSize >= 4)) throw new RangeError(`price set: a block holds at least 4 prices, not ${blockSize}`);
+    if (!(Number.isInteger(blockSize) && blockSize >= 8)) throw new RangeError(`price set: a block holds at least 8 prices, not ${blockSize}`);
     this.capacity = blockSize;
   }
 
@@ -58,7 +63,7 @@ export class PriceSet {
     return at < (this.counts[b] as number) && (this.blocks[b] as Float64Array)[at] === price;
   }
 
-  /** The lowest price above `price`, or NaN. */
+  /** The lowest price above `price`, or NaN (`price` is a number, not NaN). */
   above(price: number): number {
     if (this.total === 0) return Number.NaN;
     const b = this.blockOf(price);
@@ -69,7 +74,7 @@ export class PriceSet {
     return b + 1 < this.blocks.length ? (this.firsts[b + 1] as number) : Number.NaN;
   }
 
-  /** The highest price below `price`, or NaN. */
+  /** The highest price below `price`, or NaN (`price` is a number, not NaN). */
   below(price: number): number {
     if (this.total === 0) return Number.NaN;
     let b = this.blockOf(price);
@@ -83,7 +88,7 @@ export class PriceSet {
     return (this.blocks[b] as Float64Array)[at - 1] as number;
   }
 
-  /** Adds a price that is not in the set. */
+  /** Adds a price that is not in the set; throws, changing nothing, for one that is or is not finite. */
   add(price: number): void {
     if (!Number.isFinite(price)) throw new RangeError(`price set: ${price} is not a finite price`);
     if (this.blocks.length === 0) {
@@ -119,7 +124,7 @@ export class PriceSet {
     this.total++;
   }
 
-  /** Removes a price that is in the set. */
+  /** Removes a price that is in the set; throws, changing nothing, for one that is not. */
   delete(price: number): void {
     const b = this.total === 0 ? -1 : this.blockOf(price);
     const block = b < 0 ? null : (this.blocks[b] as Float64Array);

@@ -40,9 +40,10 @@ class L2Side {
   add(price: number, quantity: number, orders: number): void {
     let level = this.levels.get(price);
     if (level === undefined) {
+      // The price set first: it refuses a price that is not finite before anything has changed.
+      this.prices.add(price);
       level = { quantity: 0, orders: 0 };
       this.levels.set(price, level);
-      this.prices.add(price);
     }
     level.quantity += quantity;
     level.orders += orders;
