@@ -1,0 +1,151 @@
+// `npm run bench:ab -- --base REV [--runs N] [--figure REGEX] [--higher-is-better|--lower-is-better] -- COMMAND...`:
+// the same benchmark command run in this checkout and in a checkout of REV, one after the other, N times
+// each (who goes first alternates), and the figure REGEX captures from each run's output set side by side.
+//
+// Why: the machines these benchmarks run on swing between speeds from minute to minute (docs/benchmarks.md,
+// stops 24-28): two runs of the same code minutes apart differ by more than most changes. A change shows
+// only in pairs run in the same minutes, which every stop did by hand with a scratch script; this is that
+// script. (Running the two at once, one per core, was stop 27's way on an AMD machine; on stop 28's Intel
+// machine the two slowed each other more than the noise, so the pairs here run one after the other.)
+//
+// REV's checkout is a git worktree in the system's temporary directory, made for the run and removed
+// after it; it gets this checkout's node_modules (a symlink) when its package-lock.json is the same, else
+// its own `npm ci`. The figure is the first capture group of REGEX (default: bench:engine's commands/s),
+// commas allowed; with several matches in a run, each is compared with the same match of the other run.
+//
+//   npm run bench:ab -- --base HEAD~3 -- env BENCH_MIX=base BENCH_MEMORY=0 node --expose-gc bench/engine.bench.ts 1000
+//   npm run bench:ab -- --base main --runs 4 --figure "a fill adds ([\d.]+) µs" --lower-is-better -- node bench/fill-cost.bench.ts
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+interface Options {
+  readonly base: string;
+  readonly runs: number;
+  readonly figure: RegExp;
+  readonly higherIsBetter: boolean;
+  readonly command: readonly string[];
+}
+
+const USAGE = 'usage: npm run bench:ab -- --base REV [--runs N] [--figure REGEX] [--higher-is-better|--lower-is-better] -- COMMAND...';
+
+function options(argv: readonly string[]): Options {
+  const split = argv.indexOf('--');
+  const flags = split < 0 ? argv : argv.slice(0, split);
+  const command = split < 0 ? [] : argv.slice(split + 1);
+  let base = '';
+  let runs = 6;
+  let figure = /([\d,]+) commands\/s/g;
+  let higherIsBetter = true;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    const value = flags[i + 1];
+    if ((flag === '--base' || flag === '--runs' || flag === '--figure') && value !== undefined) {
+      if (flag === '--base') base = value;
+      else if (flag === '--runs') runs = Number(value);
+      else figure = new RegExp(value, 'g');
+      i++;
+    } else if (flag === '--higher-is-better') higherIsBetter = true;
+    else if (flag === '--lower-is-better') higherIsBetter = false;
+    else throw new Error(`bench:ab: unknown or incomplete option ${flag}\n${USAGE}`);
+  }
+  if (base === '' || command.length === 0) throw new Error(USAGE);
+  if (!(Number.isInteger(runs) && runs >= 1 && runs <= 100)) throw new Error(`bench:ab: --runs takes a whole number from 1 to 100, not ${runs}`);
+  return { base, runs, figure, higherIsBetter, command };
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+/** A checkout of `rev` with its dependencies installed; returns its directory and how to remove it. */
+function checkout(here: string, rev: string): { dir: string; remove: () => void } {
+  const commit = git(here, 'rev-parse', '--verify', `${rev}^{commit}`);
+  const dir = join(mkdtempSync(join(tmpdir(), 'bench-ab-')), 'tree');
+  git(here, 'worktree', 'add', '--detach', dir, commit);
+  const remove = (): void => {
+    try {
+      git(here, 'worktree', 'remove', '--force', dir);
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      git(here, 'worktree', 'prune');
+    }
+  };
+  try {
+    const sameLock = readFileSync(join(here, 'package-lock.json'), 'utf8') === readFileSync(join(dir, 'package-lock.json'), 'utf8');
+    if (sameLock && existsSync(join(here, 'node_modules'))) symlinkSync(join(here, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    else {
+      console.log(`bench:ab: ${rev}'s package-lock.json differs from this checkout's: npm ci there`);
+      const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      if (install.status !== 0) throw new Error(`bench:ab: npm ci in ${rev}'s checkout failed`);
+    }
+    // Benchmarks that serve the dashboard or load the client need their builds, as `npm test` makes them.
+    for (const build of [['run', 'build:web'], ['run', 'build', '-w', '@competition-exchange/client']]) spawnSync('npm', build, { cwd: dir, stdio: 'ignore' });
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return { dir, remove };
+}
+
+/** Every match's first group of the figure in one run's output, as numbers. */
+function figures(output: string, figure: RegExp): number[] {
+  return [...output.matchAll(figure)].map((m) => Number((m[1] ?? '').replaceAll(',', ''))).filter((n) => Number.isFinite(n));
+}
+
+function run(dir: string, command: readonly string[]): string {
+  const child = spawnSync(command[0] as string, command.slice(1), { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: process.env });
+  if (child.status !== 0) throw new Error(`bench:ab: the command failed in ${dir} (exit ${child.status}):\n${child.stderr}`);
+  return child.stdout + child.stderr;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function main(): void {
+  const o = options(process.argv.slice(2));
+  const here = resolve(git(process.cwd(), 'rev-parse', '--show-toplevel'));
+  const head = git(here, 'rev-parse', '--short', 'HEAD');
+  const dirty = git(here, 'status', '--porcelain', '--untracked-files=no') !== '';
+  const base = checkout(here, o.base);
+  const baseName = git(here, 'rev-parse', '--short', `${o.base}^{commit}`);
+  console.log(`bench:ab: this checkout (${head}${dirty ? ', with uncommitted changes' : ''}) against ${baseName}, ${o.runs} runs each, alternating; figure /${o.figure.source}/, ${o.higherIsBetter ? 'higher' : 'lower'} is better`);
+  console.log(`  command: ${o.command.join(' ')}`);
+  const ratios: number[][] = [];
+  let better = 0;
+  let pairs = 0;
+  try {
+    for (let i = 0; i < o.runs; i++) {
+      const newFirst = i % 2 === 0;
+      const outputs: Record<'new' | 'base', string> = { new: '', base: '' };
+      for (const who of newFirst ? (['new', 'base'] as const) : (['base', 'new'] as const)) outputs[who] = run(who === 'new' ? here : base.dir, o.command);
+      const a = figures(outputs.new, o.figure);
+      const b = figures(outputs.base, o.figure);
+      if (a.length === 0 || a.length !== b.length) throw new Error(`bench:ab: run ${i + 1} gave ${a.length} figures here and ${b.length} in ${baseName}`);
+      const cells = a.map((x, k) => {
+        const y = b[k] as number;
+        const ratio = x / y;
+        (ratios[k] ??= []).push(ratio);
+        pairs++;
+        if (o.higherIsBetter ? x > y : x < y) better++;
+        return `${x.toLocaleString('en-US')} / ${y.toLocaleString('en-US')} (${ratio.toFixed(3)})`;
+      });
+      console.log(`  pair ${i + 1} (${newFirst ? 'new' : 'base'} first): ${cells.join('; ')}`);
+    }
+  } finally {
+    base.remove();
+  }
+  const medians = ratios.map((r) => median(r).toFixed(3));
+  console.log(`new/base: median ratio ${medians.join(' / ')} (per figure); the new code better in ${better} of ${pairs} pairs`);
+}
+
+try {
+  main();
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 2;
+}
