@@ -62,7 +62,8 @@ function git(cwd: string, ...args: string[]): string {
 /** A checkout of `rev` with its dependencies installed; returns its directory and how to remove it. */
 function checkout(here: string, rev: string): { dir: string; remove: () => void } {
   const commit = git(here, 'rev-parse', '--verify', `${rev}^{commit}`);
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-ab-')), 'tree');
+  const parent = mkdtempSync(join(tmpdir(), 'bench-ab-'));
+  const dir = join(parent, 'tree');
   git(here, 'worktree', 'add', '--detach', dir, commit);
   const remove = (): void => {
     try {
@@ -71,6 +72,7 @@ function checkout(here: string, rev: string): { dir: string; remove: () => void 
       rmSync(dir, { recursive: true, force: true });
       git(here, 'worktree', 'prune');
     }
+    rmSync(parent, { recursive: true, force: true });
   };
   try {
     const sameLock = readFileSync(join(here, 'package-lock.json'), 'utf8') === readFileSync(join(dir, 'package-lock.json'), 'utf8');
