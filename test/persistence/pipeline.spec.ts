@@ -141,6 +141,9 @@ describe('pipelined replay and recovery', function () {
     ['a changed time, the hash left alone', (l) => l.map((x, i) => (i === 1499 ? x.replace(/"time":"/, '"time":"9') : x)), 1500, /hash|time/],
     ['an event deleted', (l) => l.filter((_, i) => i !== 2500), 2501, /missing/],
     ['an event whose data is malformed but re-chained', (l) => rechain(l, 1700, (e) => ({ ...e, data: { nonsense: true } })), 1700, /malformed/],
+    // The workers take lines apart without parsing them; a line whose braces balance but whose grammar
+    // does not (a trailing comma) must still be named, though its chain links all hold.
+    ['a line that is not JSON, its braces balanced, re-chained', (l) => rechainText(l, 1800, (text) => text.replace(/}$/, ',}')), 1800, /line 1800 is not JSON/],
   ];
   for (const [name, change, seq, message] of faults) {
     it(`names the first bad seq: ${name}`, async () => {
@@ -292,6 +295,19 @@ describe('pipelined replay and recovery', function () {
 });
 
 /** Replaces one event and recomputes every hash from it on, as a forger would. */
+/** The lines re-chained after the text of one seq's event is changed as text (into something not JSON, say). */
+function rechainText(lines: string[], seq: number, change: (text: string) => string): string[] {
+  let hash = GENESIS_HASH;
+  return lines.map((line) => {
+    const { hash: _stored, ...event } = JSON.parse(line) as Record<string, unknown>;
+    let text = canonicalJson(event);
+    if ((event['seq'] as number) === seq) text = change(text);
+    hash = sha256Hex(hash + text);
+    const at = text.indexOf(',"seq":');
+    return text.slice(0, at) + `,"hash":"${hash}"` + text.slice(at);
+  });
+}
+
 function rechain(lines: string[], seq: number, change: (e: Record<string, unknown>) => Record<string, unknown>): string[] {
   let hash = GENESIS_HASH;
   return lines.map((line) => {

@@ -3,9 +3,9 @@
 // checkedEvents) and folds the chunks already done, strictly in order. The stages overlap: reading (the
 // source's I/O), hashing (the workers), parsing, checking and folding (the main thread). The shape
 // check is the caller's because it needs the parsed events, which only the caller has: in a worker it
-// would cost a second parse of every COPY row. (The workers do parse NDJSON lines, to find their hash
-// members; checking those there was measured and only moved the bound from this thread to the worker
-// on two cores: docs/benchmarks.md, stop 25.)
+// would cost a parse of every event there. (The workers take NDJSON lines apart by scanning their
+// structure, not parsing them: parsing every line there made the worker the bound on two cores, and so
+// did checking shapes there; docs/benchmarks.md, stops 25, 28 and 29.)
 //
 // A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
 // than they save.
@@ -220,12 +220,28 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
 }
 
 /**
+ * A chunk's events, parsed from the one array text its worker made; null when that text does not parse
+ * (the workers take a line apart without parsing it: chunk-work.ts), or when it parses to another
+ * number of events than the chunk's lines held. The caller then re-reads the chunk record by record.
+ */
+export function parsedEvents(chunk: ChunkResult): RecordedEvent[] | null {
+  let events: unknown;
+  try {
+    events = JSON.parse(chunk.events);
+  } catch {
+    return null;
+  }
+  return Array.isArray(events) && events.length === chunk.count ? (events as RecordedEvent[]) : null;
+}
+
+/**
  * A chunk's events of an untrusted source, parsed, when its every event is well formed (checked here
  * unless the chunk came back validated already). Null when any event fails: the caller then re-reads
  * the chunk record by record, which names the fault.
  */
 export function checkedEvents(chunk: ChunkResult): RecordedEvent[] | null {
-  const events = JSON.parse(chunk.events) as RecordedEvent[];
+  const events = parsedEvents(chunk);
+  if (events === null) return null;
   if (chunk.validated) return events;
   for (let i = 0; i < events.length; i++) if (!compiledEventCheck(events[i])) return null;
   return events;

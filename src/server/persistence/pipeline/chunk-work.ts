@@ -2,6 +2,8 @@
 // every chain link, and hand back the events as one JSON array text, which the main thread parses in a
 // single JSON.parse, checks the shape of when the source is not trusted (checkedEvents in
 // chunk-pipeline.ts) and folds. A log of one chunk is processed on the calling thread, shape included.
+// The worker parses no event: NDJSON lines are taken apart by a scan of their structure (splitNdjson),
+// and the caller's one JSON.parse of the array is what proves their grammar.
 //
 // Every link is checked against the stored hash of the line before it (H(stored previous ‖ text) must
 // equal the stored hash), so chunks are verified independently, in parallel; the main thread then
@@ -53,8 +55,58 @@ function hashOfCopyLine(line: string): string | null {
 
 /**
  * The stored hash of an NDJSON line, and the text it covers (the line without its hash member).
+ *
+ * A line as the exchange writes it (no backslash in it, the hash a top-level member after another) is
+ * taken apart by scanning its structure, not parsed: JSON.parse of every line was half of a worker's
+ * time and made the worker the bound of a replay on two cores (docs/benchmarks.md, stop 29). The scan
+ * proves the line is one object whose braces and brackets balance outside strings and close only at
+ * its end, and finds its one top-level hash member; the caller's JSON.parse of the chunk's texts as
+ * one array then proves the grammar, and, every text being balanced on its own, each array element is
+ * exactly one line (a chunk whose array does not parse goes to the sequential verifier, which names the
+ * line). Anything else (an escape, whitespace around the hash, a hash first or twice) is parsed here as
+ * before, or left to the sequential verifier.
  */
-function splitNdjson(line: string): { hash: string; text: string } | null {
+export function splitNdjson(line: string): { hash: string; text: string } | null {
+  if (line.indexOf('\\') >= 0) return splitParsed(line);
+  const n = line.length;
+  if (line.charCodeAt(0) !== 123) return null;
+  let depth = 0;
+  let hashAt = -1;
+  for (let i = 0; i < n; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34) {
+      // A string, without escapes in this line: it ends at the next quote.
+      const close = line.indexOf('"', i + 1);
+      if (close < 0) return null;
+      if (depth === 1 && close === i + 5 && line.charCodeAt(close + 1) === 58 && line.startsWith('hash', i + 1)) {
+        if (hashAt >= 0) return null;
+        hashAt = i;
+      }
+      i = close;
+    } else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      depth--;
+      if (depth === 0 && i !== n - 1) return null;
+    }
+  }
+  if (depth !== 0 || hashAt < 2 || line.charCodeAt(hashAt - 1) !== 44 || line.charCodeAt(hashAt + 7) !== 34) return null;
+  // The comma must follow a member's value: cut from `{,"hash":"…"}`, it would leave `{}`, valid where
+  // the line is not.
+  const before = line.charCodeAt(hashAt - 2);
+  if (before === 123 || before === 44 || before === 58 || before === 91 || before <= 32) return null;
+  const end = line.indexOf('"', hashAt + 8);
+  const after = line.charCodeAt(end + 1);
+  if (after !== 44 && after !== 125) return null;
+  const member = line.slice(hashAt - 1, end + 1);
+  // The member once in the line, as the sequential verifier requires of the text it cuts it from.
+  if (line.indexOf(member) !== hashAt - 1 || line.indexOf(member, hashAt) >= 0) return null;
+  // The hash's own characters are not checked here: the caller compares it with a SHA-256 in hex, so a
+  // line is only vouched for when it is 64 hex digits.
+  return { hash: line.slice(hashAt + 8, end), text: line.slice(0, hashAt - 1) + line.slice(end + 1) };
+}
+
+/** splitNdjson by parsing the line: for lines with escapes, and for a chunk's context line. */
+export function splitParsed(line: string): { hash: string; text: string } | null {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -79,7 +131,7 @@ function contextHash(format: ChunkFormat, context: Uint8Array): string | null {
   let line = decoder.decode(context);
   if (line.endsWith('\n')) line = line.slice(0, -1);
   if (format === 'copy') return hashOfCopyLine(line);
-  return splitNdjson(line)?.hash ?? null;
+  return splitParsed(line)?.hash ?? null;
 }
 
 /**

@@ -12,7 +12,7 @@ import { GENESIS_HASH, sha256Hex } from '../../../events/hash.ts';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
 import { restoreSnapshot } from '../../../projections/snapshot.ts';
 import type { Logger } from '../../logger.ts';
-import { processedChunks } from '../pipeline/chunk-pipeline.ts';
+import { parsedEvents, processedChunks } from '../pipeline/chunk-pipeline.ts';
 import { errorText } from './connection.ts';
 import { decodeEventRow } from './copy-text.ts';
 import { copyRows, streamEventBytes } from './event-stream.ts';
@@ -76,8 +76,8 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
     ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
   });
   for await (const chunk of pipeline) {
-    if (chunk.ok && chunk.prevHash === hash) {
-      const events = JSON.parse(chunk.events) as RecordedEvent[];
+    const events = chunk.ok && chunk.prevHash === hash ? parsedEvents(chunk) : null;
+    if (events !== null) {
       let contiguous = true;
       for (let i = 0; i < events.length; i++) {
         if ((events[i] as RecordedEvent).seq !== seq + 1 + i) {
