@@ -38,7 +38,8 @@ export function source(o: RebuildOptions): AsyncGenerator<RawRecord[]> {
 
 /** The records of a chunk the workers did not vouch for, as the sequential verifier reads them. */
 function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): RawRecord[] {
-  const text = new TextDecoder('utf-8').decode(bytes);
+  // The byte-order mark kept, as the workers and the sequential reader keep it (chunk-work.ts).
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
   const records: RawRecord[] = [];
   if (format === 'copy') {
     for (const line of copyRows(text)) {
@@ -64,8 +65,10 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   const format: ChunkFormat = o.file !== undefined ? 'ndjson' : 'copy';
   const bytes = o.file !== undefined ? ndjsonBytes(o.file) : o.database !== undefined ? postgresBytes(o.database) : null;
   if (bytes === null) throw new Error('rebuild: no source');
-  const apply = (event: RecordedEvent): boolean => {
-    if ((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime)) return false;
+  // The stopping point: the first event past it is checked (a fault in it is still named) but neither
+  // taken by the verifier nor folded, so the head hash printed is the last folded event's.
+  const within = (event: RecordedEvent): boolean => !((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime));
+  const apply = (event: RecordedEvent): void => {
     if (o.audit === true) rerun(exchange, event);
     else {
       try {
@@ -76,7 +79,6 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
         throw new LogFault(event.seq, `the event cannot be applied to the state before it: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return true;
   };
   let stoppedEarly = false;
   let line = 1;
@@ -91,24 +93,22 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
     const firstLine = line;
     line += chunk.lines;
     const events = chunk.ok ? checkedEvents(chunk) : null;
-    if (events !== null) {
+    // A chunk that holds the stopping point is read record by record, which stops exactly there.
+    const last = events === null ? undefined : events[events.length - 1];
+    if (events !== null && (last === undefined || within(last))) {
       if (verifier.acceptVerified(events, chunk.prevHash, chunk.lastHash)) {
-        for (const event of events) {
-          if (!apply(event)) {
-            stoppedEarly = true;
-            break reading;
-          }
-        }
+        for (const event of events) apply(event);
         progress.tick(exchange.seq & ~1023);
         continue;
       }
     }
     for (const record of recordsOf(format, chunk.bytes, firstLine)) {
-      const event = verifier.check(record);
-      if (!apply(event)) {
+      const event = verifier.check(record, within);
+      if (event === null) {
         stoppedEarly = true;
         break reading;
       }
+      apply(event);
       progress.tick(event.seq);
     }
   }

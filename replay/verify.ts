@@ -59,8 +59,14 @@ export class LogVerifier {
     return true;
   }
 
-  /** Checks the next record; throws LogFault naming the seq it expected when anything is wrong. */
-  check(record: RawRecord): RecordedEvent {
+  /**
+   * Checks the next record; throws LogFault naming the seq it expected when anything is wrong. With
+   * `within`, a record it refuses (past a stopping point) is checked but not taken: null, and the head
+   * stays at the record before it.
+   */
+  check(record: RawRecord): RecordedEvent;
+  check(record: RawRecord, within: (event: RecordedEvent) => boolean): RecordedEvent | null;
+  check(record: RawRecord, within?: (event: RecordedEvent) => boolean): RecordedEvent | null {
     const seq = this.expectedSeq;
     if (record.problem !== undefined) throw new LogFault(seq, record.problem);
     const parsed = parseEvent(record.value);
@@ -75,8 +81,9 @@ export class LogVerifier {
     // not match (a log re-serialized some other way), the canonical form decides.
     let hash = record.text !== undefined && record.hash !== null ? sha256Hex(this.previousHash + record.text) : '';
     if (hash !== record.hash) hash = chainHash(this.previousHash, event);
+    if (record.hash !== null && record.hash !== hash) throw new LogFault(seq, 'hash does not match H(previous hash ‖ event): the event or an earlier one was altered');
+    if (within !== undefined && !within(event)) return null;
     if (record.hash !== null) {
-      if (record.hash !== hash) throw new LogFault(seq, 'hash does not match H(previous hash ‖ event): the event or an earlier one was altered');
       this.hashed++;
     } else {
       this.unhashed++;

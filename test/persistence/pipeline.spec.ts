@@ -113,11 +113,49 @@ describe('pipelined replay and recovery', function () {
     expect(Math.max(...manyLines.sizes)).to.be.at.most(64 * 1024);
   });
 
-  it('stops at --until-seq inside a chunk exactly', async () => {
+  it('stops at --until-seq or --until-time inside a chunk exactly, the verifier\'s head at the last event folded', async () => {
     const until = 1234;
-    const { exchange, stoppedEarly } = await rebuild({ file: file('until', lines), quiet: true, untilSeq: until, ...SMALL });
-    expect(stoppedEarly).to.equal(true);
-    expect(exchange.seq).to.equal(until);
+    const path = file('until', lines);
+    const untilTime = (log.rows[until - 1] as { event: ExchangeEvent }).event.time;
+    const last = log.rows.findLastIndex(({ event }) => event.time <= untilTime) + 1;
+    for (const sizes of [SMALL, { workers: 1, chunkBytes: 1 << 30 }, {}]) {
+      for (const [stop, seq] of [[{ untilSeq: until }, until], [{ untilTime }, last]] as const) {
+        const { exchange, verifier, stoppedEarly } = await rebuild({ file: path, quiet: true, ...stop, ...sizes });
+        expect(stoppedEarly).to.equal(true);
+        expect(exchange.seq).to.equal(seq);
+        // What `replay verify --until-seq` prints: the head of the events it folded, not of its chunk.
+        expect(verifier.seq).to.equal(seq);
+        expect(verifier.headHash).to.equal((log.rows[seq - 1] as { hash: string }).hash);
+      }
+    }
+  });
+
+  it('reads a line that starts with a byte-order mark as the sequential reader does (not JSON), wherever the chunks start', async () => {
+    // TextDecoder drops a BOM at the start of what it decodes: a chunk starting with that line would
+    // have taken it, though the line is not JSON.
+    const { chunk } = await (async () => {
+      let at = 0;
+      for await (const c of processedChunks((async function* () {
+        yield Buffer.from(lines.join('\n') + '\n');
+      })(), { format: 'ndjson', startHash: GENESIS_HASH, validate: true, ...SMALL })) {
+        if (at > 0 && c.count > 0) return { chunk: { firstLine: at + 1 } };
+        at += c.lines;
+      }
+      throw new Error('one chunk only');
+    })();
+    for (const line of [1, chunk.firstLine, 2000]) {
+      const marked = lines.map((l, i) => (i === line - 1 ? '\uFEFF' + l : l));
+      const path = file(`bom-${line}`, marked);
+      const faults: unknown[] = [];
+      for (const sizes of [SMALL, { workers: 1, chunkBytes: 1 << 30 }, { chunkBytes: (chunk.firstLine === line ? 4096 : 8192) }]) {
+        await rebuild({ file: path, quiet: true, ...sizes }).then(() => faults.push(null), (err: unknown) => faults.push(err));
+      }
+      for (const err of faults) {
+        expect(err).to.be.instanceOf(LogFault);
+        expect((err as LogFault).seq).to.equal(line);
+        expect((err as Error).message).to.match(new RegExp(`line ${line} is not JSON`));
+      }
+    }
   });
 
   it('hands every chunk back with the hash its first line chains from, so boundaries are checked too', async () => {
@@ -294,7 +332,6 @@ describe('pipelined replay and recovery', function () {
   });
 });
 
-/** Replaces one event and recomputes every hash from it on, as a forger would. */
 /** The lines re-chained after the text of one seq's event is changed as text (into something not JSON, say). */
 function rechainText(lines: string[], seq: number, change: (text: string) => string): string[] {
   let hash = GENESIS_HASH;
@@ -308,6 +345,7 @@ function rechainText(lines: string[], seq: number, change: (text: string) => str
   });
 }
 
+/** Replaces one event and recomputes every hash from it on, as a forger would. */
 function rechain(lines: string[], seq: number, change: (e: Record<string, unknown>) => Record<string, unknown>): string[] {
   let hash = GENESIS_HASH;
   return lines.map((line) => {

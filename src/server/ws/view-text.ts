@@ -7,7 +7,9 @@
 // clients. A ring of strong references, not a WeakMap: most views are asked about once, and a WeakMap
 // entry per view would cost the collector more than the text it saves.
 const SIZE = 16;
-const keys: (object | null)[] = new Array<object | null>(SIZE).fill(null);
+// Empty entries hold an object no caller has, so nothing a caller passes can match one.
+const EMPTY = {};
+const keys: object[] = new Array<object>(SIZE).fill(EMPTY);
 const texts: string[] = new Array<string>(SIZE).fill('');
 let next = 0;
 

@@ -45,7 +45,9 @@ export interface ChunkResult {
   readonly lastHash: string;
 }
 
-const decoder = new TextDecoder('utf-8');
+// A byte-order mark is kept, as the sequential reader keeps it (a line starting with one is not JSON):
+// TextDecoder would drop one at the start of every chunk, and a log would read differently by chunk size.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function hashOfCopyLine(line: string): string | null {
   const t1 = line.indexOf('\t');

@@ -67,7 +67,7 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
       throw new LogIntegrityError(`event seq ${event.seq} (${event.type}) cannot be applied: ${errorText(err)}`);
     }
   };
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const pipeline = processedChunks(streamEventBytes(pool, seq), {
     format: 'copy',
     startHash: hash,
