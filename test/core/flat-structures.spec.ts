@@ -23,7 +23,6 @@ import type { RecordedEvent } from '../../src/events/upcasters/upcast.ts';
 import { LevelStore } from '../../src/projections/orders/level-store.ts';
 import { NONE, OrderStore, sideBit } from '../../src/projections/orders/order-store.ts';
 import { PriceSet } from '../../src/projections/orders/price-set.ts';
-import { orderView } from '../../src/projections/books.ts';
 import { actionArb, Simulation } from './simulation.ts';
 
 /** Interns (true) or looks up (false) each name in an Interner and in a Map numbering names as they come; every answer agrees. */
@@ -427,47 +426,6 @@ describe('core: flat structures against reference models', function () {
         }
       }),
       { numRuns: 100, seed: 43 },
-    );
-  });
-
-  it('the order store hands out its last view again only while nothing that view shows changed', () => {
-    // The view is shared by a command's reply and its private feed's frames, and their texts are kept
-    // by identity (ws/view-text.ts): a view handed out again must show the order as it is now.
-    const op = fc.oneof(
-      fc.record({ k: fc.constant('add' as const), price: fc.integer({ min: 1, max: 9 }), quantity: fc.integer({ min: 1, max: 9 }), flags: fc.constantFrom(0, 1, 2, 4, 17) }),
-      fc.record({ k: fc.constantFrom('remaining' as const, 'fill' as const, 'fills' as const, 'status' as const, 'view' as const, 'link' as const), at: fc.nat(), n: fc.integer({ min: 0, max: 9 }) }),
-      fc.constant({ k: 'clear' as const }),
-    );
-    const statuses = ['open', 'filled', 'canceled', 'expired'] as const;
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
-        const orders = new OrderStore(new Interner(), new Interner());
-        let n = 0;
-        const check = (slot: number) => {
-          const view = orders.view(slot);
-          expect(view).to.deep.equal(orderView(orders.record(slot)));
-          return view;
-        };
-        for (const o of ops) {
-          if (o.k === 'add') orders.add(`o${n++}`, n % 3, 0, o.flags, o.price, o.quantity, o.quantity, '2026-11-26T10:00:00.000001Z', n % 2 === 0 ? null : `c${n}`, n);
-          else if (o.k === 'clear') orders.clear();
-          else if (orders.size > 0) {
-            const slot = o.at % orders.size;
-            if (o.k === 'remaining') orders.setRemaining(slot, o.n);
-            else if (o.k === 'fill') orders.addFill(slot, o.n + 1, 3);
-            else if (o.k === 'fills') orders.setFills(slot, o.n, o.n * 2);
-            else if (o.k === 'status') orders.setStatus(slot, statuses[o.n % 4] as (typeof statuses)[number]);
-            else if (o.k === 'link') orders.setLinks(slot, 0, NONE, NONE);
-            else {
-              // Asked twice with nothing changed in between: the same object.
-              const first = check(slot);
-              expect(orders.view(slot)).to.equal(first);
-            }
-          }
-          if (orders.size > 0) check(orders.size - 1);
-        }
-      }),
-      { numRuns: 300, seed: 44 },
     );
   });
 

@@ -125,13 +125,6 @@ export class OrderStore {
   private lastId = '';
   private lastHash = 0;
   private lastSlot = NONE;
-  // Bumped by every change a view shows, so the last view built can be handed out again while nothing
-  // it shows changed: a command's reply and its private feed's order state show the same order, and the
-  // frames serialize one object's text once (ws/view-text.ts).
-  private changes = 0;
-  private viewSlot = NONE;
-  private viewChanges = -1;
-  private lastView: OrderView | null = null;
   /**
    * Every order by id, indexed lazily: only a lookup of an order that no longer rests (GET of an old
    * order, a duplicate's answer) needs it, so the slots are added to it when such a lookup comes, from
@@ -191,7 +184,6 @@ export class OrderStore {
 
   add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
     const slot = this.size;
-    this.changes++;
     if (slot === this.num.capacity) this.grow();
     const num = this.num.chunk(slot);
     const n = this.num.offset(slot);
@@ -252,7 +244,6 @@ export class OrderStore {
     return this.num.get(slot, REMAINING);
   }
   setRemaining(slot: number, remaining: number): void {
-    this.changes++;
     this.num.set(slot, REMAINING, remaining);
   }
   filled(slot: number): number {
@@ -263,7 +254,6 @@ export class OrderStore {
   }
   /** A fill of `quantity` at `price` adds to the order's filled quantity and notional. */
   addFill(slot: number, quantity: number, price: number): void {
-    this.changes++;
     const num = this.num.chunk(slot);
     const n = this.num.offset(slot);
     num[n + FILLED] = (num[n + FILLED] as number) + quantity;
@@ -271,7 +261,6 @@ export class OrderStore {
   }
   /** Sets filled and notional as a snapshot recorded them. */
   setFills(slot: number, filled: number, notional: number): void {
-    this.changes++;
     this.num.set(slot, FILLED, filled);
     this.num.set(slot, NOTIONAL, notional);
   }
@@ -327,7 +316,6 @@ export class OrderStore {
   }
 
   setStatus(slot: number, status: OrderStatus): void {
-    this.changes++;
     this.int.set(slot, FLAGS, (this.int.get(slot, FLAGS) & ~STATUS_MASK) | statusBits(status));
   }
 
@@ -384,11 +372,10 @@ export class OrderStore {
 
   /** The order in `slot` as clients see it (orderView of its record, without the record in between). */
   view(slot: number): OrderView {
-    if (slot === this.viewSlot && this.changes === this.viewChanges) return this.lastView as OrderView;
     const flags = this.flags(slot);
     const filled = this.filled(slot);
     const market = (flags & 2) !== 0;
-    const view: OrderView = {
+    return {
       id: this.id(slot),
       trader_id: this.traderId(slot),
       market: this.marketId(slot),
@@ -404,15 +391,10 @@ export class OrderStore {
       status: statusOfFlags(flags),
       average_fill_price: filled === 0 ? null : this.notional(slot) / filled,
     };
-    this.viewSlot = slot;
-    this.viewChanges = this.changes;
-    this.lastView = view;
-    return view;
   }
 
   /** Forgets every order (a reset). */
   clear(): void {
-    this.changes++;
     this.size = 0;
     this.resting.clear();
     this.lastSlot = NONE;

@@ -6,9 +6,8 @@ import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
 import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { TradeView } from '../../projections/trade-tape.ts';
-import type { AdminMessageView, FillView, OrderView } from '../../projections/views.ts';
+import type { AdminMessageView, OrderView } from '../../projections/views.ts';
 import type { Frame, ServerMessageName } from './server-messages.ts';
-import { viewText } from './view-text.ts';
 
 export type TradingOp = 'submit_order' | 'cancel_order' | 'amend_order' | 'cancel_all';
 
@@ -75,23 +74,12 @@ export function rejectFrame(op: TradingOp, requestId: string | null, code: Error
   return text<'reject'>({ type: 'reject', op, request_id: requestId, code, message });
 }
 
-/**
- * Written out member by member around the views' own texts (view-text.ts: the same order and fills are
- * in the private feed's frames of the same command), exactly as JSON.stringify writes the frame's object;
- * test/ws/frames.spec.ts holds them equal. Joined, so the text is flat (see withRateLimitRemaining).
- */
 export function submitAckFrame(requestId: string | null, reply: SubmitReply): string {
-  const parts = ['{"type":"ack","op":"submit_order","request_id":', JSON.stringify(requestId), ',"order":', viewText(reply.order), ',"fills":['];
-  for (let i = 0; i < reply.fills.length; i++) {
-    if (i > 0) parts.push(',');
-    parts.push(viewText(reply.fills[i] as FillView));
-  }
-  parts.push('],"resting":', reply.resting ? 'true' : 'false', reply.duplicate === true ? ',"duplicate":true}' : '}');
-  return parts.join('');
+  return text<'submit_ack'>({ type: 'ack', op: 'submit_order', request_id: requestId, order: reply.order, fills: reply.fills, resting: reply.resting, ...(reply.duplicate === true ? { duplicate: true } : {}) });
 }
 
 export function orderAckFrame(op: 'cancel_order' | 'amend_order', requestId: string | null, order: OrderView): string {
-  return ['{"type":"ack","op":"', op, '","request_id":', JSON.stringify(requestId), ',"order":', viewText(order), '}'].join('');
+  return text<'order_ack'>({ type: 'ack', op, request_id: requestId, order });
 }
 
 export function pongFrame(requestId: string | null): string {
@@ -105,8 +93,8 @@ export function pongFrame(requestId: string | null): string {
  */
 export function privateEventFrame(event: PrivateEvent): string {
   return event.type === 'fill'
-    ? ['{"type":"fill","fill":', viewText(event.fill), ',"user_sequence":', String(event.user_sequence), '}'].join('')
-    : ['{"type":"order_state","order":', viewText(event.order), ',"status":"', event.status, '","user_sequence":', String(event.user_sequence), '}'].join('');
+    ? text<'fill'>({ type: 'fill', fill: event.fill, user_sequence: event.user_sequence })
+    : text<'order_state'>({ type: 'order_state', order: event.order, status: event.status, user_sequence: event.user_sequence });
 }
 
 export function adminMessageFrame(message: AdminMessageView): Buffer {
