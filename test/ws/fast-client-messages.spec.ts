@@ -1,7 +1,7 @@
 // The hand-written check of submit_order frames (client-messages.ts, fastSubmitOrder) against the zod
 // schema it stands in for: on a large seeded set of frames, a frame is vouched for exactly when zod
 // accepts it, with zod's very output (same values, same keys in the same order); and parseClientMessage
-// answers every frame, vouched for or not, exactly as the zod path does.
+// answers every frame, vouched for or not, exactly as its own zod path (the fast check left out) does.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CLIENT_MESSAGE_SCHEMAS, fastSubmitOrder, parseClientMessage } from '../../src/server/ws/client-messages.ts';
@@ -33,19 +33,20 @@ describe('ws: the fast submit_order check agrees with the zod schema', () => {
     expect(vouched).to.be.within(RUNS * 0.05, RUNS * 0.95);
   });
 
-  it('parseClientMessage gives the zod path\'s answer for every frame, vouched for or not', () => {
-    const values = fc.sample(frames, { seed: SEED + 1, numRuns: RUNS / 4 });
+  it('parseClientMessage gives the zod path\'s answer for every frame, vouched for or not: the same message, or the same code, text and request id', () => {
+    const values = fc.sample(fc.oneof({ weight: 6, arbitrary: frames }, { weight: 1, arbitrary: anyJson }), { seed: SEED + 1, numRuns: RUNS / 4 });
+    let accepted = 0;
     for (const v of values) {
       const text = JSON.stringify(jsonOf(v));
       const answer = parseClientMessage(text);
-      const zod = CLIENT_MESSAGE_SCHEMAS.submit_order.safeParse(JSON.parse(text));
-      if ((JSON.parse(text) as { op?: unknown }).op !== 'submit_order') continue;
-      expect(answer.ok, text).to.equal(zod.success);
+      const general = parseClientMessage(text, false);
+      expect(answer, text).to.deep.equal(general);
       if (answer.ok) {
-        expect(answer.message, text).to.deep.equal(zod.data);
-        expect(Object.keys(answer.message), text).to.deep.equal(Object.keys(zod.data as object));
-      } else expect(answer.code, text).to.equal('invalid_message');
+        expect(Object.keys(answer.message), text).to.deep.equal(Object.keys(general.ok ? general.message : {}));
+        accepted++;
+      }
     }
+    expect(accepted).to.be.greaterThan(RUNS / 100);
   });
 
   it('the edges of request_id by hand', () => {
