@@ -250,6 +250,67 @@ describe('HTTP fast path answers as the express mount does', function () {
     }
   });
 
+  it('requests pipelined on one connection are handled in the order sent: a cancel or a read right behind an order sees it', async () => {
+    const { connect } = await import('node:net');
+    /** Writes the requests in one piece and reads as many responses (each with a Content-Length). */
+    const pipelined = (port: number, requests: string[]): Promise<{ status: number; body: string }[]> =>
+      new Promise((resolve, reject) => {
+        let buffer = '';
+        const replies: { status: number; body: string }[] = [];
+        const socket = connect(port, '127.0.0.1', () => socket.write(requests.join('')));
+        socket.on('error', reject);
+        socket.on('data', (d: Buffer) => {
+          buffer += d.toString('latin1');
+          for (;;) {
+            const end = buffer.indexOf('\r\n\r\n');
+            if (end < 0) break;
+            const length = Number(/content-length: (\d+)/i.exec(buffer.slice(0, end))?.[1] ?? 0);
+            if (buffer.length < end + 4 + length) break;
+            replies.push({ status: Number(buffer.slice(9, 12)), body: Buffer.from(buffer.slice(end + 4, end + 4 + length), 'latin1').toString('utf8') });
+            buffer = buffer.slice(end + 4 + length);
+          }
+          if (replies.length === requests.length) {
+            socket.end();
+            resolve(replies);
+          }
+        });
+      });
+    for (const side of [fast, express]) {
+      const port = Number(new URL(side.server.url).port);
+      const key = side.keys['bob'] as string;
+      const post = (cid: string): string => {
+        const body = JSON.stringify({ market: 'ETH-USD', side: 'BUY', price: 1, quantity: 1, client_order_id: cid });
+        return `POST /api/v1/orders HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+      };
+      const bare = (method: string, path: string): string => `${method} ${path} HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\n\r\n`;
+      const [placed, read, canceled, again] = await pipelined(port, [post('pipe1'), bare('GET', '/api/v1/orders/by-client-id/pipe1'), bare('DELETE', '/api/v1/orders/by-client-id/pipe1'), bare('GET', '/api/v1/orders/by-client-id/pipe1')]);
+      expect(placed?.status).to.equal(201);
+      expect(read?.status, read?.body).to.equal(200);
+      expect(canceled?.status, canceled?.body).to.equal(200);
+      expect((JSON.parse(again?.body ?? '{}') as { order?: { status?: string } }).order?.status).to.equal('canceled');
+      // Cancel-all right behind two orders cancels both.
+      const [, , all] = await pipelined(port, [post('pipe2'), post('pipe3'), bare('DELETE', '/api/v1/orders?market=ETH-USD')]);
+      expect((JSON.parse(all?.body ?? '{}') as { canceled?: unknown[] }).canceled).to.have.length(2);
+    }
+  });
+
+  it('a URL with a fragment or a backslash is read as express reads it, on both mounts', async () => {
+    const replies = await Promise.all(
+      [fast, express].map(async (side) => {
+        const key = side.keys['carol'] as string;
+        const placed = await sendRaw(side.server.url, { method: 'POST', path: '/api/v1/orders', headers: { 'x-api-key': key }, body: '{"market":"ETH-USD","side":"BUY","price":1,"quantity":1,"client_order_id":"frag1"}' });
+        const id = (JSON.parse(placed.text) as { order: { id: string } }).order.id;
+        const out: number[] = [];
+        for (const path of [`/api/v1/orders/${id}#frag`, '/api/v1/orders/by-client-id/frag1#frag', '/api/v1/orders/by-client-id\\frag1', '/api/v1/open-orders?market=ETH-USD#x', '/api/v1/open-orders/?market=ETH-USD#x']) {
+          out.push((await sendRaw(side.server.url, { method: 'GET', path, headers: { 'x-api-key': key } })).status);
+        }
+        return out;
+      }),
+    );
+    expect(replies[0]).to.deep.equal(replies[1]);
+    expect((replies[0] as number[]).slice(0, 2)).to.deep.equal([200, 200]);
+  });
+
   it('the rate limit: the same refusals, texts and headers', async () => {
     const sides = await Promise.all(
       [true, false].map(async (fastPath) => {

@@ -128,6 +128,12 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     if (fast !== null && fast(req, res)) return;
     const url = req.url ?? '/';
+    // A fragment or a backslash in the URL is express's to read (it drops the one, turns the other into a
+    // slash); the exact paths here would not match what it serves.
+    if (url.includes('#') || url.includes('\\')) {
+      app(req, res);
+      return;
+    }
     const q = url.indexOf('?');
     const handler = exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
     if (handler === undefined) {
@@ -159,5 +165,15 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
       inner(req, res);
     };
   }
-  return Object.assign(entry, { express: app });
+  // A request pipelined behind one whose response is still pending (HTTP/1.1 lets a client send several
+  // on one connection without waiting) is handled once that response is done: Node gives its response
+  // the socket then. Otherwise a request without a body (a cancel by client order id, a read) ran as soon
+  // as its headers were parsed, ahead of an order before it still waiting for its body, and saw the
+  // state without it. One request at a time per connection, in the order sent, as a client expects.
+  const handle = entry;
+  const inOrder = (req: IncomingMessage, res: ServerResponse): void => {
+    if (res.socket === null) res.once('socket', () => handle(req, res));
+    else handle(req, res);
+  };
+  return Object.assign(inOrder, { express: app });
 }
