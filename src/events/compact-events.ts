@@ -3,8 +3,11 @@
 // collector traces it again on every major collection: at a million commands a second that tracing was
 // a fifth of the engine's time. So the three events of trading (a submission, a cancel, an amend), which
 // are nearly all of a log, are stored as columns instead. Every other event, and a submission whose
-// self-trade prevention canceled own orders, is kept as the object it was. Reading builds each event
-// again, member for member in the order decide built it, so a reader cannot tell the difference.
+// self-trade prevention canceled own orders, is kept as the object it was (frozen, so that nobody holding
+// it can change what the log serves). Reading builds each event again, member for member in the order
+// decide builds it, so a reader of the exchange's own events cannot tell the difference; an event built
+// elsewhere with its members in another order (a test's, an audit's) reads back with the same members
+// and values in decide's order: the same canonical JSON, which is what the export and the hash chain use.
 //
 // An event is six doubles in a slot column on the V8 heap (slot-column.ts): its kind and flags with its
 // trader and market as interned numbers, packed into one; its three numbers; where its fills are; its
@@ -59,7 +62,10 @@ const TRADER_AT = 2 ** 21;
 const MARKETS = 2 ** 10;
 const TRADERS = 2 ** 32;
 const FILL_AT = 2 ** 20;
-const FILL_STARTS = 2 ** 33;
+// String columns index by 32-bit arithmetic (i >>> SHIFT), two strings an event and a fill: past 2^31
+// events or fills an event is kept whole instead (a log of that size would not fit in memory anyway).
+const FILL_STARTS = 2 ** 31;
+const EVENTS = 2 ** 31;
 // A fill's slot: price, quantity, maker remaining, maker trader (interned).
 const FILL_STRIDE = 4;
 
@@ -148,7 +154,7 @@ export class CompactEvents {
     const m = this.markets.intern(market);
     const t = this.traders.intern(trader);
     // Past what the packing holds (more than a thousand markets, billions of traders or fills): kept whole.
-    if (m >= MARKETS || t >= TRADERS || this.fillCount >= FILL_STARTS) return this.keep(i, event);
+    if (m >= MARKETS || t >= TRADERS || this.fillCount + (fills === null ? 0 : fills.length) > FILL_STARTS || i >= EVENTS) return this.keep(i, event);
     // Chunk by chunk (slot-column.ts): no large copy at once.
     if (i >= this.slots.capacity) this.slots.reserve(i + 1);
     const col = this.slots.chunk(i);
@@ -230,9 +236,11 @@ export class CompactEvents {
   }
 
   private keep(i: number, event: ExchangeEvent): void {
-    // A slot's META stays 0 (OBJECT): slots are written once, and new ones are zero.
     if (i >= this.slots.capacity) this.slots.reserve(i + 1);
-    this.objects.set(i, event);
+    // Written, not assumed zero: a push that threw half-way (a name past the packing's limits, say) may
+    // have left this slot's META packed.
+    this.slots.set(i, META, OBJECT);
+    this.objects.set(i, deepFreeze(event));
     this.count++;
   }
 
@@ -249,4 +257,13 @@ export class CompactEvents {
     this.fillStrings.set(j * 2 + 1, f.maker_order_id);
     this.fillCount++;
   }
+}
+
+/** The value, with every object and array in it frozen (an event is a tree of plain data). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }

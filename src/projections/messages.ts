@@ -32,7 +32,9 @@ export class MessagesProjection {
   }
 
   restore(messages: readonly AdminMessageView[]): void {
-    this.log.push(...messages);
+    // One at a time: push(...messages) passes every message as an argument, and past ~125,000 of them
+    // (a long competition's announcements) the call overflowed the stack, failing every start.
+    for (const message of messages) this.log.push(message);
   }
 
   apply(event: ExchangeEvent): void {

@@ -73,6 +73,7 @@ export class ScheduleProjection {
   restore(s: ScheduleSnapshot | undefined): void {
     if (s === undefined) return;
     this.pendingEntries = new Map(s.pending.map((e) => [e.entry_id, e]));
-    this.doneEntries.push(...s.done);
+    // One at a time: spreading a long list as arguments overflows the stack (see messages.ts).
+    for (const entry of s.done) this.doneEntries.push(entry);
   }
 }

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CompactEvents } from '../../src/events/compact-events.ts';
+import { canonicalJson } from '../../src/events/canonical.ts';
 import { column, grown } from '../../src/events/grown.ts';
 import { CHUNK_SLOTS, SlotColumn } from '../../src/events/slot-column.ts';
 import { StringColumn } from '../../src/events/string-column.ts';
@@ -375,6 +376,29 @@ describe('core: flat structures against reference models', function () {
     for (const e of [v1, stc, market]) events.push(e as unknown as ExchangeEvent);
     expect([0, 1, 2].map((i) => JSON.stringify(events.at(i)))).to.deep.equal([v1, stc, market].map((e) => JSON.stringify(e)));
     expect(() => events.at(3)).to.throw(RangeError);
+  });
+
+  it('the compact store serves what was appended: events of another member order with the same canonical JSON, kept events frozen, a half-written push leaving nothing behind', () => {
+    const events = new CompactEvents();
+    // Members in another order than execute's (as zod or a raw log line may give them).
+    const reordered = { v: 2, seq: 1, type: 'OrderAmended', time: '2026-11-26T10:00:00.000001Z', data: { remaining: 1, previous_remaining: 2, price: 5, market: 'M-X', side: 'BUY', trader_id: 't', order_id: 'a' } };
+    events.push(reordered as unknown as ExchangeEvent);
+    expect(canonicalJson(events.at(0))).to.equal(canonicalJson(reordered));
+    // A kept event cannot be changed through any reference to it.
+    const started = { seq: 2, time: 't2', type: 'MarketPatched', v: 2, data: { market_id: 'M-X', changes: { enabled: true } } };
+    events.push(started as unknown as ExchangeEvent);
+    const before = JSON.stringify(events.at(1));
+    expect(() => ((events.at(1) as unknown as { data: { changes: Record<string, unknown> } }).data.changes['enabled'] = false)).to.throw(TypeError);
+    expect(() => ((started as { data: Record<string, unknown> }).data['x'] = 1)).to.throw(TypeError);
+    expect(JSON.stringify(events.at(1))).to.equal(before);
+    // A push that throws after writing part of its slot (a fill without its maker's trader), then a kept
+    // event in the same place: read back as kept.
+    const broken = { seq: 3, time: 't3', type: 'OrderSubmitted', v: 2, data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: undefined, price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'filled' } };
+    expect(() => events.push(broken as unknown as ExchangeEvent)).to.throw();
+    const next = { seq: 3, time: 't3', type: 'TradingStarted', v: 2, data: {} };
+    events.push(next as unknown as ExchangeEvent);
+    expect(events.length).to.equal(3);
+    expect(JSON.stringify(events.at(2))).to.equal(JSON.stringify(next));
   });
 
   it('the compact store packs traders and markets as numbers, and keeps whole the events past what the packing holds', () => {
