@@ -43,8 +43,14 @@ function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): R
   const records: RawRecord[] = [];
   if (format === 'copy') {
     for (const line of copyRows(text)) {
-      const stored = decodeEventRow(line);
-      records.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash, text: stored.text });
+      try {
+        const stored = decodeEventRow(line);
+        records.push({ where: `seq ${stored.event.seq}`, value: stored.event, hash: stored.hash, text: stored.text });
+      } catch (err) {
+        // A row that does not decode, or whose seq column is not its event's: the verifier names it.
+        records.push({ where: 'a stored row', value: null, hash: null, problem: `malformed stored row: ${err instanceof Error ? err.message : String(err)}` });
+        break;
+      }
     }
     return records;
   }
@@ -92,7 +98,8 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   reading: for await (const chunk of chunks) {
     const firstLine = line;
     line += chunk.lines;
-    const events = chunk.ok ? checkedEvents(chunk) : null;
+    // COPY rows: their seq columns (checked to run on by one in the worker) must continue the log too.
+    const events = chunk.ok && (format === 'ndjson' || chunk.count === 0 || chunk.firstSeq === verifier.seq + 1) ? checkedEvents(chunk) : null;
     // A chunk that holds the stopping point is read record by record, which stops exactly there.
     const last = events === null ? undefined : events[events.length - 1];
     if (events !== null && (last === undefined || within(last))) {

@@ -311,6 +311,38 @@ describe('pipelined replay and recovery', function () {
       }
     });
 
+    it('refuses a log whose last row\'s seq column was changed (its event and hash left alone)', async () => {
+      const last = log.rows.length;
+      const alter = async (from: number, to: number): Promise<void> => {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        try {
+          await admin.query(`set session_replication_role = replica; update events set seq = ${to} where seq = ${from}`);
+        } finally {
+          await admin.end();
+        }
+      };
+      await alter(last, last + 1000);
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      try {
+        for (const sizes of [SMALL, { workers: 1, chunkBytes: 1 << 30 }]) {
+          let error: unknown = null;
+          await recoverExchange(pool, new Exchange(), createLogger('silent'), { useSnapshots: false, ...sizes }).catch((err: unknown) => (error = err));
+          expect(error, JSON.stringify(sizes)).to.be.instanceOf(LogIntegrityError);
+          expect((error as Error).message).to.match(new RegExp(`row of seq ${last + 1000} holds an event with seq ${last}`));
+          // The replay tool reading the same database names it too.
+          let fault: unknown = null;
+          await rebuild({ database: url, quiet: true, ...sizes }).catch((err: unknown) => (fault = err));
+          expect(fault).to.be.instanceOf(LogFault);
+          expect((fault as LogFault).seq).to.equal(last);
+          expect((fault as Error).message).to.match(/malformed stored row/);
+        }
+      } finally {
+        await pool.end();
+        await alter(last + 1000, last);
+      }
+    });
+
     it('names the first altered seq in the middle of the log', async () => {
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();

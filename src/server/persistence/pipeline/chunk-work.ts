@@ -40,6 +40,11 @@ export interface ChunkResult {
   /** The events as a JSON array text, in order. */
   readonly events: string;
   readonly count: number;
+  /**
+   * COPY rows: the seq column of the first row (the rows' columns run on from it by one, checked here);
+   * the caller checks it continues its log, as the events' own seqs must. NaN for NDJSON.
+   */
+  readonly firstSeq: number;
   /** The hash the first event chains from, and the last event's hash. */
   readonly prevHash: string;
   readonly lastHash: string;
@@ -146,12 +151,13 @@ export function processChunk(request: ChunkRequest, wellFormed?: (text: string) 
   const text = decoder.decode(request.bytes);
   let lines = 0;
   const failed = (): ChunkResult => {
-    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, validated: false, events: '', count: 0, prevHash: '', lastHash: '' };
+    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, validated: false, events: '', count: 0, firstSeq: Number.NaN, prevHash: '', lastHash: '' };
   };
   const prevHash = request.prev ?? (request.context === null ? null : contextHash(request.format, request.context));
   if (prevHash === null) return failed();
   let prev = prevHash;
   const texts: string[] = [];
+  let firstSeq = Number.NaN;
   let start = 0;
   while (start < text.length) {
     let nl = text.indexOf('\n', start);
@@ -165,6 +171,11 @@ export function processChunk(request: ChunkRequest, wellFormed?: (text: string) 
       const t1 = line.indexOf('\t');
       const t2 = line.indexOf('\t', t1 + 1);
       if (t1 < 0 || t2 < 0) return failed();
+      // The seq column, as the row-by-row reader checks it against the event: a row whose column was
+      // changed must not pass here unnoticed (the next start would find the log's seqs broken).
+      const seq = Number(line.slice(0, t1));
+      if (texts.length === 0) firstSeq = seq;
+      if (!Number.isSafeInteger(seq) || seq !== firstSeq + texts.length) return failed();
       hash = line.slice(t1 + 1, t2);
       body = copyUnescape(line.slice(t2 + 1));
       if (wellFormed !== undefined && !wellFormed(body)) return failed();
@@ -182,7 +193,7 @@ export function processChunk(request: ChunkRequest, wellFormed?: (text: string) 
     texts.push(body);
     prev = hash;
   }
-  return { id: request.id, bytes: request.bytes, lines, ok: true, validated: wellFormed !== undefined, events: `[${texts.join(',')}]`, count: texts.length, prevHash, lastHash: prev };
+  return { id: request.id, bytes: request.bytes, lines, ok: true, validated: wellFormed !== undefined, events: `[${texts.join(',')}]`, count: texts.length, firstSeq, prevHash, lastHash: prev };
 }
 
 function countLines(text: string): number {

@@ -76,7 +76,8 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
     ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
   });
   for await (const chunk of pipeline) {
-    const events = chunk.ok && chunk.prevHash === hash ? parsedEvents(chunk) : null;
+    // The rows' seq columns (checked to run on by one in the worker) must continue the log too.
+    const events = chunk.ok && chunk.prevHash === hash && (chunk.count === 0 || chunk.firstSeq === seq + 1) ? parsedEvents(chunk) : null;
     if (events !== null) {
       let contiguous = true;
       for (let i = 0; i < events.length; i++) {
@@ -96,7 +97,13 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
     // Something is wrong in this chunk (or its link to the previous one): read it row by row to name
     // the first fault exactly.
     for (const line of copyRows(decoder.decode(chunk.bytes))) {
-      const stored = decodeEventRow(line);
+      let stored: ReturnType<typeof decodeEventRow>;
+      try {
+        stored = decodeEventRow(line);
+      } catch (err) {
+        // A row that does not decode, or whose seq column is not its event's seq, was altered.
+        throw new LogIntegrityError(`the event log has a malformed row after seq ${seq}: ${errorText(err)}`);
+      }
       const event = stored.event;
       if (event.seq !== seq + 1) throw new LogIntegrityError(`the event log has a gap: seq ${seq + 1} is missing (the next stored event is seq ${event.seq})`);
       // chainHash's definition over the stored canonical text: no re-serializing on the way in.
