@@ -6,6 +6,7 @@ import { Exchange } from '../../src/commands/exchange.ts';
 import { restoreSnapshot } from '../../src/projections/snapshot.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
+import { LogIntegrityError } from '../../src/server/persistence/postgres/recovery.ts';
 import { loadNewestSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { openInstance } from './support/harness.ts';
@@ -75,6 +76,43 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(stateHash(full.exchange.state)).to.equal(liveHash);
     } finally {
       await full.close();
+    }
+  });
+  it('refuses to start on a log that ends before its newest snapshot (committed events gone)', async () => {
+    const own = await createDatabase('exchange_snapshot_tail');
+    try {
+      const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      let seq: number;
+      try {
+        await runSession(live.service, new RandomSession(live.exchange.state, 61), 300);
+        await live.persistence.durable(live.exchange.seq);
+        seq = (await live.persistence.snapshotter.snapshotNow()).seq;
+      } finally {
+        await live.close();
+      }
+      const admin = new pg.Client({ connectionString: own });
+      await admin.connect();
+      try {
+        await admin.query(`set session_replication_role = replica; delete from events where seq > ${seq - 5}`);
+      } finally {
+        await admin.end();
+      }
+      let error: unknown = null;
+      await openInstance(own).then(
+        (instance) => instance.close(),
+        (err: unknown) => (error = err),
+      );
+      expect(error).to.be.instanceOf(LogIntegrityError);
+      expect((error as Error).message).to.match(new RegExp(`ends at seq ${seq - 5}, but a snapshot was taken at seq ${seq}`));
+      // Told to ignore snapshots, an operator can still start on what is left.
+      const truncated = await openInstance(own, {}, { ignoreSnapshots: true });
+      try {
+        expect(truncated.exchange.seq).to.equal(seq - 5);
+      } finally {
+        await truncated.close();
+      }
+    } finally {
+      await dropDatabase(own);
     }
   });
 });

@@ -16,7 +16,7 @@ import { parsedEvents, processedChunks } from '../pipeline/chunk-pipeline.ts';
 import { errorText } from './connection.ts';
 import { decodeEventRow } from './copy-text.ts';
 import { copyRows, streamEventBytes } from './event-stream.ts';
-import { loadNewestSnapshot } from './snapshot-store.ts';
+import { loadNewestSnapshot, SnapshotAheadOfLog } from './snapshot-store.ts';
 
 export interface RecoveredHead {
   readonly seq: number;
@@ -50,7 +50,9 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
   let hash = GENESIS_HASH;
   let snapshotSeq = 0;
   if (options.useSnapshots !== false) {
-    const loaded = await loadNewestSnapshot(pool, logger);
+    const loaded = await loadNewestSnapshot(pool, logger).catch((err: unknown) => {
+      throw err instanceof SnapshotAheadOfLog ? new LogIntegrityError(err.message) : err;
+    });
     if (loaded !== null) {
       restoreSnapshot(exchange.state, loaded.snapshot);
       seq = snapshotSeq = loaded.snapshot.seq;

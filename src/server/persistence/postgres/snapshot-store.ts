@@ -30,6 +30,17 @@ export async function writeSnapshot(pool: pg.Pool, record: SnapshotRecord): Prom
   await pool.query(`delete from snapshots where seq < (select min(seq) from (select seq from snapshots order by seq desc limit ${SNAPSHOTS_KEPT}) newest)`);
 }
 
+/**
+ * A snapshot beyond the last stored event: snapshots are only written for committed seqs, so events the
+ * exchange once committed (and acknowledged) are gone from the log. Recovery refuses to start on it.
+ */
+export class SnapshotAheadOfLog extends Error {
+  constructor(snapshotSeq: number, head: number) {
+    super(`the event log ends at seq ${head}, but a snapshot was taken at seq ${snapshotSeq}: committed events after seq ${head} are missing`);
+    this.name = 'SnapshotAheadOfLog';
+  }
+}
+
 export interface LoadedSnapshot {
   readonly snapshot: StateSnapshot;
   readonly chainHash: string;
@@ -37,11 +48,12 @@ export interface LoadedSnapshot {
 
 /**
  * The newest snapshot that is intact (its SHA-256 matches), of this format, and belongs to this log
- * (its chain hash is the stored event's at that seq). Others are skipped with a warning.
+ * (its chain hash is the stored event's at that seq). Others are skipped with a warning; one beyond the
+ * log's last event is SnapshotAheadOfLog, thrown.
  */
 export async function loadNewestSnapshot(pool: pg.Pool, logger: Logger): Promise<LoadedSnapshot | null> {
-  const { rows } = await pool.query<{ seq: string; format_version: number; chain_hash: string; event_hash: string | null }>(
-    `select s.seq, s.format_version, s.chain_hash, e.hash as event_hash
+  const { rows } = await pool.query<{ seq: string; format_version: number; chain_hash: string; event_hash: string | null; head: string | null }>(
+    `select s.seq, s.format_version, s.chain_hash, e.hash as event_hash, (select max(seq) from events) as head
      from snapshots s left join events e on e.seq = s.seq order by s.seq desc`,
   );
   for (const row of rows) {
@@ -51,6 +63,8 @@ export async function loadNewestSnapshot(pool: pg.Pool, logger: Logger): Promise
       skip(`format ${row.format_version} is not ${SNAPSHOT_VERSION}`);
       continue;
     }
+    const head = Number(row.head ?? 0);
+    if (row.event_hash === null && seq > head) throw new SnapshotAheadOfLog(seq, head);
     if (row.event_hash !== row.chain_hash) {
       skip(row.event_hash === null ? 'its seq is not in the events table' : 'its chain hash differs from the stored event');
       continue;
