@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { loadMigrations } from '../../src/server/persistence/postgres/migrator.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { openInstance, sql } from './support/harness.ts';
+import { openInstance, sql, storedLog } from './support/harness.ts';
 import { RandomSession, runSession } from './support/random-session.ts';
 
 describe('PostgreSQL schema and operator views', function () {
@@ -76,6 +76,17 @@ describe('PostgreSQL schema and operator views', function () {
         if (state.positions.net(trader.trader_id, m.market_id) !== 0) expect(shown.has(`${trader.trader_id} ${m.market_id}`)).to.equal(true);
       }
     }
+  });
+
+  it('event_data() gives every string as stored, but NUL and lone surrogates as U+FFFD, escaped backslashes included', async () => {
+    // A backslash followed by the text "u0000" is not the escape of NUL (migration 006).
+    const bodies = ['C:\\u0000 is a path', 'a\u0000b', '\\\u0000', 'lone \ud800 and \\ud800', 'ok\\\\', 'pair 😀 \\udc00'];
+    const rows = await sql<{ data: { body: string } }>(url, `select event_data(canonical) as data from (select unnest($1::text[]) as canonical) t`, [
+      bodies.map((body, i) => JSON.stringify({ data: { body }, seq: i + 1 })),
+    ]);
+    expect(rows.map((r) => r.data.body)).to.deep.equal(['C:\\u0000 is a path', 'a\ufffdb', '\\\ufffd', 'lone \ufffd and \\ud800', 'ok\\\\', 'pair 😀 \\udc00']);
+    // And every stored event's data agrees with its canonical text so (the harness checks each).
+    await storedLog(url);
   });
 
   it('keeps the epoch in log_meta, one row', async () => {

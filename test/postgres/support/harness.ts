@@ -66,8 +66,8 @@ export async function storedLog(databaseUrl: string): Promise<StoredRow[]> {
       const event = JSON.parse(r.canonical) as ExchangeEvent;
       if (canonicalJson(event) !== r.canonical) throw new Error(`stored log: seq ${r.seq}: canonical column is not canonical`);
       if (event.seq !== Number(r.seq) || event.type !== r.type || event.time !== r.time) throw new Error(`stored log: seq ${r.seq}: columns disagree with the canonical event`);
-      const sanitized = /\\u0000|\\ud[89a-f]/.test(r.canonical);
-      if (!sanitized && canonicalJson(r.data) !== canonicalJson(event.data)) throw new Error(`stored log: seq ${r.seq}: data column disagrees with the canonical event`);
+      // jsonb holds no NUL and no lone surrogate: event_data() gives U+FFFD for those, and only those.
+      if (canonicalJson(r.data) !== canonicalJson(asJsonb(event.data))) throw new Error(`stored log: seq ${r.seq}: data column disagrees with the canonical event`);
       return { event, hash: r.hash };
     });
   } finally {
@@ -101,4 +101,12 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A value as jsonb keeps it: every NUL and every lone surrogate in its strings as U+FFFD. */
+function asJsonb(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  if (Array.isArray(value)) return value.map(asJsonb);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [asJsonb(k), asJsonb(v)]));
+  return value;
 }
