@@ -138,6 +138,15 @@ export class MarketDataHub {
         if (subscription.depth !== null) feeds.l2.forget(subscription.depth);
       }
     }
+    // A market the exchange does not have (a name a client made up, or one deleted) keeps its feeds only
+    // while someone follows it: otherwise subscribing and unsubscribing made-up names grew the hub
+    // without bound, ~2 KB a name, until the process ran out of memory.
+    if (feeds.tickerSubscribers.size === 0 && feeds.l2Subscribers.size === 0 && this.state.markets.get(market as string) === undefined) this.markets.delete(market as string);
+  }
+
+  /** Markets with feeds held (for tests). */
+  get marketCount(): number {
+    return this.markets.size;
   }
 
   /** The connection is gone. */
