@@ -132,6 +132,28 @@ describe('ws fan-out process (WS_FANOUT=process)', function () {
     expect(fx.server.fanout?.received).to.deep.equal(before);
   });
 
+  it('cancel on disconnect runs after the ops the child forwarded before the close (they were still waiting for admission)', async () => {
+    const trader = await fx.trader('late-ops');
+    const c = await fx.client();
+    c.send({ op: 'authenticate', api_key: trader.api_key, cancel_on_disconnect: true });
+    await c.nextType('authenticated');
+    // Admission held (as persistence backpressure or durable acks hold it): the ops wait in main's chain.
+    const release = fx.server.context.service.holdAdmission();
+    try {
+      for (let i = 0; i < 5; i++) c.send({ op: 'submit_order', request_id: `late${i}`, market: 'FAN-USD', side: 'BUY', price: 10 + i, quantity: 1 });
+      const before = fx.server.fanout?.received.trades ?? 0;
+      await waitUntil('the ops to reach main', () => (fx.server.fanout?.received.trades ?? 0) >= before + 5);
+      c.ws.terminate();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      release();
+    }
+    // All five placed, then all five canceled by the disconnect (before the fix: four left open).
+    const mine = () => [...fx.server.context.service.exchange.state.books.allOrders()].filter((o) => o.trader_id === trader.trader_id);
+    await waitUntil('the five orders to be placed and canceled', () => mine().length === 5 && mine().every((o) => o.status === 'canceled'), 3000);
+    expect(await fx.openOrders(trader)).to.deep.equal([]);
+  });
+
   it('serves /metrics with the child\'s figures as they are at the scrape', async () => {
     const metrics = `${fx.server.url}/metrics`;
     const before = await scrape(metrics, ADMIN_TOKEN);

@@ -256,10 +256,16 @@ export class FanoutLink {
         case Tag.Unflagged:
           this.flagged.delete(line.slice(1));
           return;
-        case Tag.Disconnected:
-          this.flagged.delete(line.slice(1));
-          served.desk.disconnected(line.slice(1));
+        case Tag.Disconnected: {
+          const trader = line.slice(1);
+          this.flagged.delete(trader);
+          // After the ops the child forwarded before the close: they are chained here, and a cancel run
+          // at once went ahead of them, leaving the orders they placed open.
+          const pending = [...this.chains.values()];
+          if (pending.length === 0) served.desk.disconnected(trader);
+          else void Promise.all(pending).then(() => served.desk.disconnected(trader));
           return;
+        }
         case Tag.Metrics: {
           const r = numbered(line);
           if (r === null) return;
