@@ -95,6 +95,27 @@ describe('HTTP rate limit', () => {
       expect(accepted.length).to.be.greaterThan(1000);
     });
 
+    it('a refusal never says to retry at once, whatever the rounding of its times', () => {
+      // Times where h + 1000 rounds so that the accepted time h has not left the window at t = h + 1000,
+      // yet the wait computed from them came out 0 ms.
+      let found = 0;
+      for (let k = 0; k < 200_000 && found < 20; k++) {
+        const h = 3100 + k * 0.00491;
+        const t = h + 1000;
+        if (!(t - 1000 < h)) continue;
+        let now = h;
+        const b = new TraderBudgets(2, 2, () => now);
+        b.take('t');
+        b.take('t');
+        now = t;
+        const d = b.take('t');
+        if (d.allowed) continue;
+        found++;
+        expect(d.retryAfterMs, `h ${h}`).to.be.greaterThan(0);
+      }
+      expect(found).to.be.greaterThan(0);
+    });
+
     it('traders are independent', () => {
       const b = new TraderBudgets(1, 1, () => 0);
       expect(b.take('a').allowed).to.equal(true);

@@ -17,6 +17,7 @@ export interface BudgetDecision {
 }
 
 const WINDOW_MS = 1000;
+const MIN_RETRY_MS = 0.001;
 
 export class TokenBucket {
   private tokens: number;
@@ -49,7 +50,8 @@ export class TokenBucket {
     if (this.tokens < 1 || windowFull) {
       const forToken = this.tokens < 1 ? ((1 - this.tokens) * WINDOW_MS) / this.rate : 0;
       const forWindow = windowFull ? (times[this.head] as number) + WINDOW_MS - t : 0;
-      return { allowed: false, remaining: 0, retryAfterMs: Math.max(0, forToken, forWindow) };
+      // Never 0 for a refusal: rounding can bring the wait to 0 (or below) while one more is still refused.
+      return { allowed: false, remaining: 0, retryAfterMs: Math.max(MIN_RETRY_MS, forToken, forWindow) };
     }
     this.tokens -= 1;
     this.push(t);
@@ -78,6 +80,7 @@ export class TraderBudgets {
   private readonly now: () => number;
   private readonly buckets = new Map<string, TokenBucket>();
 
+  /** `now` must never go back (the default, performance.now(), does not): the one-second rule is kept on its scale. */
   constructor(rate: number, burst: number, now: () => number = () => performance.now()) {
     this.rate = rate;
     this.burst = Math.min(burst, rate);

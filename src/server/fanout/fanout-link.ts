@@ -327,7 +327,7 @@ export class FanoutLink {
       },
     };
     const finish = (outcome: TradeOutcome): void => {
-      if (outcome.kind === 'over_budget') this.writer.push(`${Tag.OverBudget}${conn} ${Math.ceil(outcome.retryAfterMs)}`);
+      if (outcome.kind === 'over_budget') this.writer.push(`${Tag.OverBudget}${conn} ${Math.max(1, Math.ceil(outcome.retryAfterMs))}`);
       else if (!caller.answered) this.writer.push(`${Tag.NoAnswer}${conn}`);
     };
     let outcome: TradeOutcome | Promise<TradeOutcome>;

@@ -134,7 +134,7 @@ export function withRateLimitRemaining(frame: string, remaining: number): string
 
 /** A trading op refused for the trader's budget: nothing was done; retry after `retryAfterMs`. */
 export function rateLimitRejectFrame(op: TradingOp, requestId: string | null, message: string, retryAfterMs: number): string {
-  return text<'reject'>({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.ceil(retryAfterMs) });
+  return text<'reject'>({ type: 'reject', op, request_id: requestId, code: 'rate_limit_exceeded', message, rate_limit_remaining: 0, retry_after_ms: Math.max(1, Math.ceil(retryAfterMs)) });
 }
 
 /** Extension: a subscribe to an l3 market the connection already follows; no snapshot is sent again. */
