@@ -243,5 +243,6 @@ export function decideCancelAll(state: ExchangeState, c: CommandOf<'CancelAllOrd
   for (const o of state.books.openOrderRecords(c.trader_id, c.market ?? undefined)) {
     orders.push({ order_id: o.id, trader_id: o.trader_id, market: o.market, side: o.side, price: o.price, remaining: o.remaining });
   }
+  if (orders.length === 0 && c.only_if_open === true) return refuse('order_not_found', 'no open orders to cancel');
   return { type: 'OrdersCanceled', data: { trader_id: c.trader_id, market: c.market, reason: c.reason, orders } };
 }

@@ -65,7 +65,8 @@ export type CommandBody =
     }
   | ({ readonly type: 'AmendOrder'; readonly trader_id: string; readonly remaining: number } & OrderRef)
   | ({ readonly type: 'CancelOrder'; readonly trader_id: string } & OrderRef)
-  | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason }
+  /** `only_if_open`: refused (no event) when the trader has nothing open (a disconnect over the trader's budget). */
+  | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason; readonly only_if_open?: boolean }
   // Operator commands of issue 12 (decide-operators.ts).
   /** Many traders at once, all or nothing; keys arrive hashed, never in clear. */
   | { readonly type: 'ProvisionTraders'; readonly traders: readonly ProvisionedTraderFact[] }

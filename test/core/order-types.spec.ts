@@ -318,6 +318,12 @@ describe('core: cancel-all', () => {
       .when({ type: 'CancelAllOrders', trader_id: ALICE, market: ETH, reason: 'request' })
       .then({ type: 'OrdersCanceled', data: { trader_id: ALICE, market: ETH, reason: 'request', orders: [{ order_id: 'e1', trader_id: ALICE, market: ETH, side: 'BUY', price: 50, remaining: 1 }] } });
     given(...WORLD).when({ type: 'CancelAllOrders', trader_id: ALICE, market: null, reason: 'disconnect' }).then({ type: 'OrdersCanceled', data: { trader_id: ALICE, market: null, reason: 'disconnect', orders: [] } });
+    // A disconnect over the trader's budget (only_if_open): nothing open is no event; something open is
+    // canceled as ever.
+    given(...WORLD).when({ type: 'CancelAllOrders', trader_id: ALICE, market: null, reason: 'disconnect', only_if_open: true }).thenRejects('order_not_found', 'no open orders to cancel');
+    given(...OPEN)
+      .when({ type: 'CancelAllOrders', trader_id: ALICE, market: ETH, reason: 'disconnect', only_if_open: true })
+      .then({ type: 'OrdersCanceled', data: { trader_id: ALICE, market: ETH, reason: 'disconnect', orders: [{ order_id: 'e1', trader_id: ALICE, market: ETH, side: 'BUY', price: 50, remaining: 1 }] } });
   });
 
   it('works while trading is stopped and the market disabled', () => {

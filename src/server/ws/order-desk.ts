@@ -118,11 +118,19 @@ export class LocalDesk implements TradingDesk {
   }
 
   disconnected(traderId: string): void {
+    // A disconnect's cancel counts against the trader's budget. Within it, the cancel is logged even when
+    // nothing is open (the log shows the disconnect); over it, only when something is: a loop of
+    // connecting with the flag and closing wrote an empty event per turn, unbudgeted, into the log.
+    // Decided when the command runs, after every op the trader sent before, so nothing they place stays.
+    const withinBudget = this.context.budgets.take(traderId).allowed;
     this.context.service
-      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect' }), undefined, undefined, traderId)
+      .execute((stamp) => ({ type: 'CancelAllOrders', time: stamp.time, trader_id: traderId, market: null, reason: 'disconnect', ...(withinBudget ? {} : { only_if_open: true }) }), undefined, undefined, traderId)
       .then(
         (event) => this.context.logger.info({ trader_id: traderId, seq: event.seq, canceled: event.type === 'OrdersCanceled' ? event.data.orders.length : 0 }, 'orders canceled on disconnect'),
-        (err: unknown) => this.context.logger.warn({ err, trader_id: traderId }, 'cancel on disconnect failed'),
+        (err: unknown) => {
+          if (!withinBudget && isDomainError(err) && err.code === 'order_not_found') this.context.logger.debug({ trader_id: traderId }, 'disconnect over budget with nothing open: no event');
+          else this.context.logger.warn({ err, trader_id: traderId }, 'cancel on disconnect failed');
+        },
       );
   }
 
