@@ -6,6 +6,11 @@
 import type { RecordedEvent } from '../../events/upcasters/upcast.ts';
 import type { ExchangeService } from '../service.ts';
 
+// Events held early: on the ordered channel from main none should come early at all, so a backlog of
+// this many means one was lost and the gap will never fill. The child then ends (main starts another
+// from a fresh snapshot) rather than answer from a state that silently stopped following.
+export const MAX_EARLY = 1024;
+
 export class EventFollower {
   private readonly service: ExchangeService;
   private readonly early = new Map<number, RecordedEvent>();
@@ -20,6 +25,7 @@ export class EventFollower {
     if (event.seq <= state.seq) return;
     if (event.seq > state.seq + 1) {
       this.early.set(event.seq, event);
+      if (this.early.size > MAX_EARLY) throw new Error(`ws fan-out: event seq ${state.seq + 1} never came (${this.early.size} later ones held)`);
       return;
     }
     this.service.applyReplicated(event);

@@ -106,8 +106,8 @@ class FanoutChild {
           this.logger?.warn({ record: line.slice(0, 64) }, 'ws fan-out: unknown record from the main process');
       }
     } catch (err) {
-      // An event this state cannot fold: it no longer matches the exchange's. End; main starts a
-      // new child from a fresh snapshot.
+      // An event this state cannot fold, or one that never came (event-follower.ts): it no longer
+      // matches the exchange's. End; main starts a new child from a fresh snapshot.
       this.logger?.fatal({ err }, 'ws fan-out: cannot follow the main process; exiting');
       if (this.logger === null) process.stderr.write(`ws fan-out: cannot follow the main process: ${err instanceof Error ? err.message : String(err)}\n`);
       void this.end(1);
