@@ -34,7 +34,7 @@ export class InMemoryEventLog implements EventLog {
     for (let i = Math.max(0, afterSeq); i < this.events.length; i++) yield this.events.at(i);
   }
 
-  /** Every event, oldest first: the trading events built again, the others the (frozen) objects appended. */
+  /** Every event, oldest first: the trading events built again, the others the objects appended (read-only by type). */
   all(): readonly ExchangeEvent[] {
     return [...this.read(0)];
   }
