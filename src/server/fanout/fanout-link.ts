@@ -75,6 +75,8 @@ export class FanoutLink {
   private readonly reportWaiters = new Map<number, () => void>();
   /** Per connection of the child, its last op still running here: the next one runs after it. */
   private readonly chains = new Map<number, Promise<void>>();
+  /** The trader each pending chain's connection trades as (for the disconnect's wait: its own ops only). */
+  private readonly chainTraders = new Map<number, string>();
   private failed: (err: Error) => void = () => {};
   private stampedWrite = -1;
   private startTimer: NodeJS.Timeout | null = null;
@@ -259,11 +261,14 @@ export class FanoutLink {
         case Tag.Disconnected: {
           const trader = line.slice(1);
           this.flagged.delete(trader);
-          // After the ops the child forwarded before the close: they are chained here, and a cancel run
-          // at once went ahead of them, leaving the orders they placed open.
-          const pending = [...this.chains.values()];
+          // After the trader's ops the child forwarded before the close: they are chained here, and a
+          // cancel run at once went ahead of them, leaving the orders they placed open. Only its own: a
+          // wait for other traders' ops delayed it, and could let it cancel an order the trader placed
+          // after reconnecting.
+          const pending: Promise<void>[] = [];
+          for (const [conn, chain] of this.chains) if (this.chainTraders.get(conn) === trader) pending.push(chain);
           if (pending.length === 0) served.desk.disconnected(trader);
-          else void Promise.all(pending).then(() => served.desk.disconnected(trader));
+          else void Promise.allSettled(pending).then(() => served.desk.disconnected(trader));
           return;
         }
         case Tag.Metrics: {
@@ -291,12 +296,17 @@ export class FanoutLink {
     const r = numbered(line);
     if (r === null) throw new Error('malformed trade record');
     const conn = r.n;
+    const space = r.rest.indexOf(' ');
+    const trader = space < 0 ? undefined : served.context.service.state.traders.byApiKeyHash(r.rest.slice(0, space))?.trader_id;
+    if (trader !== undefined) this.chainTraders.set(conn, trader);
     const before = this.chains.get(conn);
     const run = (): Promise<void> | undefined => this.runTrade(served, conn, r.rest);
     const done = before === undefined ? run() : before.then(run);
     if (done === undefined) return;
     const tail: Promise<void> = done.then(() => {
-      if (this.chains.get(conn) === tail) this.chains.delete(conn);
+      if (this.chains.get(conn) !== tail) return;
+      this.chains.delete(conn);
+      this.chainTraders.delete(conn);
     });
     this.chains.set(conn, tail);
   }

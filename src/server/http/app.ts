@@ -28,6 +28,7 @@ import { metricsRoute } from '../operations/metrics/metrics-route.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
 import { publicRoutes } from './public-routes.ts';
+import { inOrder } from './in-order.ts';
 import { createFastPath } from './fast-path.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { RouteSeries } from '../operations/metrics/exchange-metrics.ts';
@@ -165,15 +166,6 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
       inner(req, res);
     };
   }
-  // A request pipelined behind one whose response is still pending (HTTP/1.1 lets a client send several
-  // on one connection without waiting) is handled once that response is done: Node gives its response
-  // the socket then. Otherwise a request without a body (a cancel by client order id, a read) ran as soon
-  // as its headers were parsed, ahead of an order before it still waiting for its body, and saw the
-  // state without it. One request at a time per connection, in the order sent, as a client expects.
-  const handle = entry;
-  const inOrder = (req: IncomingMessage, res: ServerResponse): void => {
-    if (res.socket === null) res.once('socket', () => handle(req, res));
-    else handle(req, res);
-  };
-  return Object.assign(inOrder, { express: app });
+  // One request at a time per connection, in the order sent (in-order.ts).
+  return Object.assign(inOrder(entry), { express: app });
 }
