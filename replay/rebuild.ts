@@ -98,8 +98,7 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   reading: for await (const chunk of chunks) {
     const firstLine = line;
     line += chunk.lines;
-    // COPY rows: their seq columns (checked to run on by one in the worker) must continue the log too.
-    const events = chunk.ok && (format === 'ndjson' || chunk.count === 0 || chunk.firstSeq === verifier.seq + 1) ? checkedEvents(chunk) : null;
+    const events = chunk.ok ? checkedEvents(chunk) : null;
     // A chunk that holds the stopping point is read record by record, which stops exactly there.
     const last = events === null ? undefined : events[events.length - 1];
     if (events !== null && (last === undefined || within(last))) {

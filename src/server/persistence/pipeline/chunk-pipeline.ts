@@ -221,8 +221,8 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
 
 /**
  * A chunk's events, parsed from the one array text its worker made; null when that text does not parse
- * (the workers take a line apart without parsing it: chunk-work.ts), or when it parses to another
- * number of events than the chunk's lines held. The caller then re-reads the chunk record by record.
+ * (the workers take a line apart without parsing it: chunk-work.ts), when it parses to another number
+ * of events than the chunk's lines held, or when COPY rows' seq columns are not their events' seqs. The caller then re-reads the chunk record by record.
  */
 export function parsedEvents(chunk: ChunkResult): RecordedEvent[] | null {
   let events: unknown;
@@ -231,7 +231,11 @@ export function parsedEvents(chunk: ChunkResult): RecordedEvent[] | null {
   } catch {
     return null;
   }
-  return Array.isArray(events) && events.length === chunk.count ? (events as RecordedEvent[]) : null;
+  if (!Array.isArray(events) || events.length !== chunk.count) return null;
+  // COPY rows: the worker checked their seq columns run on by one from firstSeq, and the caller checks the
+  // events' seqs continue its log; the first event's seq being firstSeq makes every column its event's.
+  if (!Number.isNaN(chunk.firstSeq) && events.length > 0 && (events[0] as RecordedEvent).seq !== chunk.firstSeq) return null;
+  return events as RecordedEvent[];
 }
 
 /**

@@ -78,8 +78,7 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
     ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
   });
   for await (const chunk of pipeline) {
-    // The rows' seq columns (checked to run on by one in the worker) must continue the log too.
-    const events = chunk.ok && chunk.prevHash === hash && (chunk.count === 0 || chunk.firstSeq === seq + 1) ? parsedEvents(chunk) : null;
+    const events = chunk.ok && chunk.prevHash === hash ? parsedEvents(chunk) : null;
     if (events !== null) {
       let contiguous = true;
       for (let i = 0; i < events.length; i++) {
