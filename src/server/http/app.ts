@@ -127,14 +127,14 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
 
   const fast = options.fastPath === false ? null : createFastPath(routes, { context, gate, seriesOf });
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
-    if (fast !== null && fast(req, res)) return;
     const url = req.url ?? '/';
     // A fragment or a backslash in the URL is express's to read (it drops the one, turns the other into a
-    // slash); the exact paths here would not match what it serves.
+    // slash); neither the fast path nor the exact paths here would match what it serves.
     if (url.includes('#') || url.includes('\\')) {
       app(req, res);
       return;
     }
+    if (fast !== null && fast(req, res)) return;
     const q = url.indexOf('?');
     const handler = exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
     if (handler === undefined) {

@@ -70,9 +70,6 @@ export function createFastPath(routes: readonly AnyRoute[], shared: FastPathPart
   return (req, res) => {
     const method = req.method ?? '';
     const url = req.url ?? '/';
-    // A fragment or a backslash: express reads such a URL its own way (the fragment dropped, the
-    // backslash a slash), so it answers it.
-    if (url.includes('#') || url.includes('\\')) return false;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const queryText = q === -1 ? null : url.slice(q + 1);
