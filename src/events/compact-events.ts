@@ -4,11 +4,12 @@
 // a fifth of the engine's time. So the three events of trading (a submission, a cancel, an amend), which
 // are nearly all of a log, are stored as columns instead. Every other event, and a submission whose
 // self-trade prevention canceled own orders, is kept as the object it was: the very object execute
-// returned to its caller and published (events are read-only by type; freezing them deeply cost ~80 µs for
-// a cancel-all of 200 orders, measured, so it is not done). Reading builds each event again, member for member in the order
-// decide builds it, so a reader of the exchange's own events cannot tell the difference; an event built
-// elsewhere with its members in another order (a test's, an audit's) reads back with the same members
-// and values in decide's order: the same canonical JSON, which is what the export and the hash chain use.
+// returned to its caller and published (events are read-only by type; freezing them deeply cost ~80 µs
+// for a cancel-all of 200 orders, measured, so it is not done). Reading builds each event again, member
+// for member in the order decide builds it, so a reader of the exchange's own events cannot tell the
+// difference; an event built elsewhere with its members in another order (a test's, an audit's) reads
+// back with the same members and values in decide's order: the same canonical JSON, which is what the
+// export and the hash chain use.
 //
 // An event is six doubles in a slot column on the V8 heap (slot-column.ts): its kind and flags with its
 // trader and market as interned numbers, packed into one; its three numbers; where its fills are; its

@@ -87,9 +87,9 @@ export function timeText(code: number): string {
   // The time just coded is the text it was coded from: no need to write it again. The order store
   // remembers the last time it wrote out itself, which a fill's maker views replace before the taker's
   // own order state is built; this one still holds the taker's (this command's) time. The text is the
-  // caller's own string, flat as this
-  // function's are (see the join below) because every time the engine codes is: the admission clock's
-  // (made by this function) or parsed from JSON (a request, a log line, a database row).
+  // caller's own string, flat as this function's are (see the join below) because every time the engine
+  // codes is: the admission clock's (made by this function) or parsed from JSON (a request, a log line,
+  // a database row).
   if (code === lastCode) return lastText;
   if (!Number.isSafeInteger(code)) throw new RangeError(`time code: ${code} is not a whole number of microseconds a double holds exactly`);
   const second = Math.floor(code / 1_000_000);
