@@ -1,7 +1,7 @@
 // Admission stamps: the time and the new ids a command enters the core with. The clock is strictly
 // increasing at microsecond resolution, so every command has its own timestamp and lists ordered by
 // time come out in admission order, even when the wall clock stalls or steps back.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 import { timeText } from '../events/time-code.ts';
 
 export interface Stamp {
@@ -32,14 +32,41 @@ export class AdmissionClock {
 }
 
 /**
- * A random UUID as a flat string. Node's randomUUID joins its hex pieces with `+`, which makes a rope
- * (a ConsString), and these ids (orders, fills, traders) go into every view and frame a client is sent:
- * JSON.stringify of an object holding a rope leaves V8's fast path, at two to three times the cost.
- * toLowerCase of the lowercase id is the same text, written flat, for ~0.1 µs.
+ * A random (version 4) UUID as a flat string. Node's randomUUID joins its hex pieces with `+`, which
+ * makes a rope (a ConsString), and these ids (orders, fills, traders) go into every view and frame a
+ * client is sent: JSON.stringify of an object holding a rope leaves V8's fast path, at two to three
+ * times the cost. Here the text is written as bytes into a buffer and read back as one latin1 string,
+ * which V8 makes flat, in less than half the time of randomUUID().toLowerCase() (0.23 against 0.51 µs
+ * in one run, 0.14 against 0.33 in another: scratch measurements, Engine, stop 30), and every
+ * order submitted takes two (its id and its fills' seed). The random bytes come from the same CSPRNG
+ * as randomUUID's (randomFillSync), drawn a pool at a time as randomUUID draws them.
  */
 export function flatUuid(): string {
-  return randomUUID().toLowerCase();
+  if (uuidAt === uuidPool.length) {
+    randomFillSync(uuidPool);
+    uuidAt = 0;
+  }
+  const at = uuidAt;
+  uuidAt += 16;
+  for (let i = 0; i < 16; i++) {
+    let byte = uuidPool[at + i] as number;
+    // RFC 9562: the version (4) in the high nibble of byte 6, the variant (10) in the top bits of byte 8.
+    if (i === 6) byte = (byte & 0x0f) | 0x40;
+    else if (i === 8) byte = (byte & 0x3f) | 0x80;
+    const to = UUID_DIGIT_AT[i] as number;
+    uuidText[to] = HEX_DIGIT[byte >> 4] as number;
+    uuidText[to + 1] = HEX_DIGIT[byte & 15] as number;
+  }
+  return uuidText.toString('latin1', 0, 36);
 }
+
+const uuidPool = Buffer.alloc(16 * 128);
+let uuidAt = uuidPool.length;
+/** The text being written: the four dashes stay where they are, the digits are written over. */
+const uuidText = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
+const HEX_DIGIT = Buffer.from('0123456789abcdef', 'latin1');
+/** Where byte i's two digits go in the text (8-4-4-4-12). */
+const UUID_DIGIT_AT: readonly number[] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 /**
  * RFC 3339 UTC with exactly six fractional digits: the core's time code (src/events/time-code.ts) for

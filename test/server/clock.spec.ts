@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AdmissionClock, formatMicros, hashApiKey, newApiKey, parseMicros } from '../../src/server/clock.ts';
+import { AdmissionClock, flatUuid, formatMicros, hashApiKey, newApiKey, parseMicros } from '../../src/server/clock.ts';
 
 describe('server: admission clock and credentials', () => {
   it('formats RFC 3339 UTC with exactly six fractional digits, and parses it back', () => {
@@ -15,6 +15,21 @@ describe('server: admission clock and credentials', () => {
     expect(formatMicros(253_402_300_800_000_000)).to.equal('+010000-01-01T00:00:000000Z');
     expect(formatMicros(-62_167_219_200_000_000)).to.equal('0000-01-01T00:00:00.000000Z');
     expect(() => formatMicros(Number.NaN)).to.throw(RangeError);
+  });
+
+  it('makes random version-4 UUIDs: the version and variant fixed, every other digit drawn, none repeated across pool refills', () => {
+    const ids = Array.from({ length: 2000 }, () => flatUuid());
+    expect(new Set(ids).size).to.equal(ids.length);
+    const seen = Array.from({ length: 36 }, () => new Set<string>());
+    for (const id of ids) {
+      expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      for (let i = 0; i < 36; i++) seen[i]?.add(id.charAt(i));
+    }
+    // A digit written to the wrong place, or a byte read twice, leaves some position stuck or short.
+    for (let i = 0; i < 36; i++) {
+      const expected = [8, 13, 18, 23].includes(i) ? 1 : i === 14 ? 1 : i === 19 ? 4 : 16;
+      expect(seen[i]?.size, `position ${i}`).to.equal(expected);
+    }
   });
 
   it('stamps strictly increasing times, and continues after a recovered head', () => {
