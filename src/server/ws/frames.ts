@@ -2,7 +2,6 @@
 // extensions docs/websocket.md lists). Each builder returns the JSON text once; frames that go to many
 // connections are encoded to a Buffer once so no connection encodes them again.
 import type { ErrorCode } from '../../commands/errors.ts';
-import { flat } from '../../events/flat-string.ts';
 import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
 import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
@@ -128,9 +127,11 @@ export const ACCOUNT_RESYNC_FRAME = sharedFrame<'resync_required'>({
  * rather than every builder taking one more argument.
  */
 export function withRateLimitRemaining(frame: string, remaining: number): string {
-  // Flat (events/flat-string.ts): a rope is walked twice more on its way out, once to count its UTF-8
-  // bytes and once to write them. The frame starts with `{` and this ends with `}`.
-  return flat(frame.slice(0, -1) + ',"rate_limit_remaining":' + String(remaining) + '}');
+  // Joined into a sequential string: a rope (what `+` or a template literal makes of it) is walked twice
+  // more on its way out, once to count its UTF-8 bytes and once to write them, and even flattened in
+  // place (events/flat-string.ts) it is no sequential string, which Buffer.byteLength's and write's fast
+  // API calls take: trim here measured 11% worse end to end than join (WebSocket, stop 30).
+  return [frame.slice(0, -1), ',"rate_limit_remaining":', String(remaining), '}'].join('');
 }
 
 /** A trading op refused for the trader's budget: nothing was done; retry after `retryAfterMs`. */
