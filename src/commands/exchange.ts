@@ -15,19 +15,43 @@ export interface ExchangeOptions extends ExchangeStateOptions {
 }
 
 export class Exchange {
-  readonly state: ExchangeState;
+  private current: ExchangeState;
   readonly log: EventLog;
+  private readonly options: ExchangeStateOptions;
 
   constructor(options: ExchangeOptions = {}) {
-    this.state = new ExchangeState(options);
+    this.options = options;
+    this.current = new ExchangeState(options);
     this.log = options.log ?? new InMemoryEventLog();
+    this.shareNames();
+  }
+
+  get state(): ExchangeState {
+    return this.current;
+  }
+
+  /**
+   * A fresh state in place of this one, for recovery starting over after a snapshot it could not use
+   * (restoring it threw, or an event after it could not be applied to it): the half-restored state is
+   * dropped whole. Only before anything else has been handed the state or subscribed to it, and only
+   * while nothing was appended to the log.
+   */
+  startOver(): void {
+    // Events in its own log would disagree with a fresh state (recovery's log is the database's, whose
+    // head it sets only once it is done).
+    if (this.log instanceof InMemoryEventLog && this.log.headSeq !== 0) throw new Error('exchange: startOver with events in its in-memory log');
+    this.current = new ExchangeState(this.options);
+    this.shareNames();
+  }
+
+  private shareNames(): void {
     // The in-memory log packs traders and markets as numbers: with the state's interners, the names
     // decide has just looked up are found again without a hash lookup.
-    if (this.log instanceof InMemoryEventLog) this.log.shareNames(this.state.traderNames, this.state.marketNames);
+    if (this.log instanceof InMemoryEventLog) this.log.shareNames(this.current.traderNames, this.current.marketNames);
   }
 
   get seq(): number {
-    return this.state.seq;
+    return this.current.seq;
   }
 
   /** Decides and applies one command; throws a DomainError (and changes nothing) when it is refused. */
@@ -43,19 +67,19 @@ export class Exchange {
    * DuplicateSubmission.
    */
   tryExecute(command: Command): ExchangeEvent | Refusal {
-    if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
+    if (command.time < this.current.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.current.time}`);
     const body = this.decided(command);
     if (body instanceof Refusal) return body;
-    const event = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data, v: SCHEMA_VERSION } as ExchangeEvent;
+    const event = { seq: this.current.seq + 1, time: command.time, type: body.type, data: body.data, v: SCHEMA_VERSION } as ExchangeEvent;
     this.log.append(event);
-    this.state.apply(event);
+    this.current.apply(event);
     return event;
   }
 
   // The rarer commands refuse by throwing; every refusal leaves here as a value.
   private decided(command: Command): EventBody | Refusal {
     try {
-      return decide(this.state, command);
+      return decide(this.current, command);
     } catch (err) {
       if (err instanceof DomainError) return Refusal.of(err);
       throw err;
@@ -69,13 +93,13 @@ export class Exchange {
    * without `v`, for comparison with the recorded event read through the upcasters.
    */
   executeAsRecorded(command: Command, recorded: RecordedEvent): ExchangeEvent {
-    if (command.time < this.state.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.state.time}`);
+    if (command.time < this.current.time) throw new Error(`exchange: command time ${command.time} is before the head's ${this.current.time}`);
     const body = this.decided(command);
     if (body instanceof Refusal) throw body.error();
-    const base = { seq: this.state.seq + 1, time: command.time, type: body.type, data: body.data };
+    const base = { seq: this.current.seq + 1, time: command.time, type: body.type, data: body.data };
     const event = (recorded.v === undefined ? base : { ...base, v: recorded.v }) as ExchangeEvent;
     this.log.append(event);
-    this.state.apply(event);
+    this.current.apply(event);
     return event;
   }
 
@@ -84,6 +108,6 @@ export class Exchange {
    * is not appended to.
    */
   fold(event: RecordedEvent): void {
-    this.state.apply(event);
+    this.current.apply(event);
   }
 }

@@ -8,8 +8,12 @@ import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { LogIntegrityError } from '../../src/server/persistence/postgres/recovery.ts';
 import { loadNewestSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
+import { canonicalJson } from '../../src/events/canonical.ts';
+import { chainHash } from '../../src/events/hash.ts';
+import type { ExchangeEvent } from '../../src/events/types.ts';
+import type { StateSnapshot } from '../../src/projections/snapshot.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { openInstance } from './support/harness.ts';
+import { openInstance, sql } from './support/harness.ts';
 import { RandomSession, runConcurrently, runSession } from './support/random-session.ts';
 
 describe('PostgreSQL snapshots off the trading thread', function () {
@@ -111,6 +115,76 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       } finally {
         await truncated.close();
       }
+    } finally {
+      await dropDatabase(own);
+    }
+  });
+
+  // A snapshot is a shortcut, never the truth: one written wrong (by a bug, say; its SHA-256 is over what
+  // was written, so it passes) must not keep the exchange from starting, nor make the log look broken.
+  it('passes over a snapshot it cannot use (restore throws, or an event after it cannot be applied) for an older one, then the whole log', async () => {
+    const own = await createDatabase('exchange_snapshot_unusable');
+    try {
+      const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      let older: number;
+      let newer: number;
+      let liveHash: string;
+      let canceled: string;
+      try {
+        await runSession(live.service, new RandomSession(live.exchange.state, 71), 300);
+        await live.persistence.durable(live.exchange.seq);
+        older = (await live.persistence.snapshotter.snapshotNow()).seq;
+        await runSession(live.service, new RandomSession(live.exchange.state, 72), 300);
+        await live.persistence.durable(live.exchange.seq);
+        newer = (await live.persistence.snapshotter.snapshotNow()).seq;
+        // An order resting at the newer snapshot, canceled after it.
+        const [row] = await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [newer]);
+        const resting = (JSON.parse(row?.state ?? '{}') as StateSnapshot).orders.resting[0];
+        if (resting === undefined) throw new Error('test: no order rests at the snapshot');
+        canceled = resting.id;
+        await live.service.execute((stamp) => ({ type: 'CancelOrder', time: stamp.time, trader_id: resting.trader_id, order_id: resting.id }));
+        await runSession(live.service, new RandomSession(live.exchange.state, 73), 100);
+        await live.persistence.durable(live.exchange.seq);
+        liveHash = stateHash(live.exchange.state);
+      } finally {
+        await live.close();
+      }
+      // Rewrites a snapshot's state with its digest to match, as a faulty writer would have.
+      const rewrite = async (seq: number, change: (snapshot: StateSnapshot) => unknown): Promise<void> => {
+        const [row] = await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [seq]);
+        const text = JSON.stringify(change(JSON.parse(row?.state ?? '{}') as StateSnapshot));
+        await sql(own, `update snapshots set state = $1, state_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex') where seq = $2`, [text, seq]);
+      };
+      const recovered = async (): Promise<{ snapshotSeq: number; hash: string }> => {
+        const instance = await openInstance(own);
+        try {
+          return { snapshotSeq: instance.persistence.recovery?.snapshotSeq ?? -1, hash: stateHash(instance.exchange.state) };
+        } finally {
+          await instance.close();
+        }
+      };
+
+      // The newer one restores, but without the order the log cancels after it.
+      await rewrite(newer, (snapshot) => ({ ...snapshot, orders: { ...snapshot.orders, resting: snapshot.orders.resting.filter((o) => o.id !== canceled) } }));
+      expect(await recovered()).to.deep.equal({ snapshotSeq: older, hash: liveHash });
+      // Neither restores: the whole log.
+      await rewrite(older, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
+      await rewrite(newer, (snapshot) => ({ ...snapshot, positions: 42 }));
+      expect(await recovered()).to.deep.equal({ snapshotSeq: 0, hash: liveHash });
+
+      // An event no state can apply (appended with a valid link) is still the log's fault, named by seq,
+      // once no snapshot is left to blame.
+      const [last] = await sql<{ seq: string; hash: string; canonical: string }>(own, 'select seq, hash, canonical from events order by seq desc limit 1');
+      const previous = JSON.parse(last?.canonical ?? '{}') as ExchangeEvent;
+      const bad = { seq: previous.seq + 1, time: previous.time, type: 'OrderCanceled', v: 2, data: { order_id: '00000000-0000-4000-8000-00000000dead', trader_id: '00000000-0000-4000-8000-0000000000aa', market: 'X-USD', side: 'BUY', price: 1, remaining: 1 } } as unknown as ExchangeEvent;
+      await sql(own, 'insert into events (seq, type, time, hash, canonical) values ($1, $2, $3, $4, $5)', [bad.seq, bad.type, bad.time, chainHash(last?.hash ?? '', bad), canonicalJson(bad)]);
+      let error: unknown = null;
+      await openInstance(own).then(
+        (instance) => instance.close(),
+        (err: unknown) => (error = err),
+      );
+      expect(error).to.be.instanceOf(LogIntegrityError);
+      expect((error as Error).message).to.match(new RegExp(`event seq ${bad.seq} \\(OrderCanceled\\) cannot be applied: `));
     } finally {
       await dropDatabase(own);
     }

@@ -1,6 +1,9 @@
 // Recovery at startup: the newest valid snapshot, then every event after it folded in order while the
 // hash chain is verified from the snapshot's link on. A gap or a broken link stops the start with the
-// seq that is wrong: a service must not run on a log it cannot vouch for.
+// seq that is wrong: a service must not run on a log it cannot vouch for. A snapshot is only a shortcut:
+// one that cannot be restored, or after which an event cannot be applied, is passed over for the next
+// older one (or the whole log), and only an event that cannot be applied without any snapshot is the
+// log's fault.
 //
 // The stages overlap (src/server/persistence/pipeline/): PostgreSQL streams the rows, worker threads
 // frame them and check every chain link, and this thread parses each chunk in one JSON.parse and folds
@@ -44,17 +47,53 @@ export interface RecoveryOptions {
   readonly chunkBytes?: number;
 }
 
+/**
+ * A snapshot recovery could not use: restoring it threw, or an event after it could not be applied to
+ * the state it restored. Recovery starts over from an older one.
+ */
+class UnusableSnapshot extends Error {
+  readonly seq: number;
+  constructor(seq: number, why: string) {
+    super(why);
+    this.seq = seq;
+  }
+}
+
+/**
+ * Restores the newest usable snapshot into `exchange` (fresh) and folds every later event. A snapshot
+ * found unusable is logged and recovery starts over (exchange.startOver) from the next older one, and at
+ * last from the start of the log.
+ */
 export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger: Logger, options: RecoveryOptions = {}): Promise<RecoveredHead> {
+  let below = options.useSnapshots === false ? 0 : Number.POSITIVE_INFINITY;
+  for (;;) {
+    try {
+      return await recoverFrom(pool, exchange, logger, options, below);
+    } catch (err) {
+      if (!(err instanceof UnusableSnapshot)) throw err;
+      logger.warn({ seq: err.seq, why: err.message }, 'snapshot unusable: recovering from an older one, or from the start of the log');
+      exchange.startOver();
+      below = err.seq;
+    }
+  }
+}
+
+/** One attempt: the newest valid snapshot below seq `below` (none when 0), then the events after it. */
+async function recoverFrom(pool: pg.Pool, exchange: Exchange, logger: Logger, options: RecoveryOptions, below: number): Promise<RecoveredHead> {
   const started = performance.now();
   let seq = 0;
   let hash = GENESIS_HASH;
   let snapshotSeq = 0;
-  if (options.useSnapshots !== false) {
-    const loaded = await loadNewestSnapshot(pool, logger).catch((err: unknown) => {
+  if (below > 0) {
+    const loaded = await loadNewestSnapshot(pool, logger, below).catch((err: unknown) => {
       throw err instanceof SnapshotAheadOfLog ? new LogIntegrityError(err.message) : err;
     });
     if (loaded !== null) {
-      restoreSnapshot(exchange.state, loaded.snapshot);
+      try {
+        restoreSnapshot(exchange.state, loaded.snapshot);
+      } catch (err) {
+        throw new UnusableSnapshot(loaded.snapshot.seq, `it cannot be restored: ${errorText(err)}`);
+      }
       seq = snapshotSeq = loaded.snapshot.seq;
       hash = loaded.chainHash;
     }
@@ -66,7 +105,10 @@ export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger:
     try {
       exchange.fold(event);
     } catch (err) {
-      throw new LogIntegrityError(`event seq ${event.seq} (${event.type}) cannot be applied: ${errorText(err)}`);
+      const why = `event seq ${event.seq} (${event.type}) cannot be applied`;
+      // After a snapshot, the snapshot may be what is wrong: the whole log decides.
+      if (snapshotSeq > 0) throw new UnusableSnapshot(snapshotSeq, `${why} to it: ${errorText(err)}`);
+      throw new LogIntegrityError(`${why}: ${errorText(err)}`);
     }
   };
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -47,14 +47,15 @@ export interface LoadedSnapshot {
 }
 
 /**
- * The newest snapshot that is intact (its SHA-256 matches), of this format, and belongs to this log
- * (its chain hash is the stored event's at that seq). Others are skipped with a warning; one beyond the
- * log's last event is SnapshotAheadOfLog, thrown.
+ * The newest snapshot below seq `below` (any, by default) that is intact (its SHA-256 matches), of this
+ * format, and belongs to this log (its chain hash is the stored event's at that seq). Others are skipped
+ * with a warning; one beyond the log's last event is SnapshotAheadOfLog, thrown.
  */
-export async function loadNewestSnapshot(pool: pg.Pool, logger: Logger): Promise<LoadedSnapshot | null> {
+export async function loadNewestSnapshot(pool: pg.Pool, logger: Logger, below = Number.POSITIVE_INFINITY): Promise<LoadedSnapshot | null> {
   const { rows } = await pool.query<{ seq: string; format_version: number; chain_hash: string; event_hash: string | null; head: string | null }>(
     `select s.seq, s.format_version, s.chain_hash, e.hash as event_hash, (select max(seq) from events) as head
-     from snapshots s left join events e on e.seq = s.seq order by s.seq desc`,
+     from snapshots s left join events e on e.seq = s.seq where $1::bigint is null or s.seq < $1::bigint order by s.seq desc`,
+    [Number.isFinite(below) ? below : null],
   );
   for (const row of rows) {
     const seq = Number(row.seq);
