@@ -167,9 +167,24 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       // The newer one restores, but without the order the log cancels after it.
       await rewrite(newer, (snapshot) => ({ ...snapshot, orders: { ...snapshot.orders, resting: snapshot.orders.resting.filter((o) => o.id !== canceled) } }));
       expect(await recovered()).to.deep.equal({ snapshotSeq: older, hash: liveHash });
-      // Neither restores: the whole log.
+      // The snapshot worker passes over it too: the next snapshot is written (and used), where a worker
+      // that started every shadow from the newest snapshot failed every one, for good.
+      const resumed = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      let fresh: number;
+      try {
+        await runSession(resumed.service, new RandomSession(resumed.exchange.state, 74), 50);
+        await resumed.persistence.durable(resumed.exchange.seq);
+        fresh = (await resumed.persistence.snapshotter.snapshotNow()).seq;
+        expect(fresh).to.equal(resumed.exchange.seq);
+        liveHash = stateHash(resumed.exchange.state);
+      } finally {
+        await resumed.close();
+      }
+      expect(await recovered()).to.deep.equal({ snapshotSeq: fresh, hash: liveHash });
+      // None restores: the whole log.
       await rewrite(older, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
       await rewrite(newer, (snapshot) => ({ ...snapshot, positions: 42 }));
+      await rewrite(fresh, (snapshot) => ({ ...snapshot, fills: 7 }));
       expect(await recovered()).to.deep.equal({ snapshotSeq: 0, hash: liveHash });
 
       // An event no state can apply (appended with a valid link) is still the log's fault, named by seq,

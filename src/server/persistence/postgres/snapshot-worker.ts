@@ -41,31 +41,68 @@ pool.on('error', () => {});
 let shadow: Exchange | null = null;
 let head = 0;
 let headHash = GENESIS_HASH;
+/** The seq of the snapshot the shadow started from (0: the start of the log). */
+let startedFrom = 0;
+/**
+ * Snapshots at or after this seq failed this worker (restoring one threw, or an event after it did not
+ * apply to it) and are passed over, as recovery passes them over: a wrong snapshot that stayed the
+ * newest would otherwise fail every snapshot after it, and no good one would ever replace it.
+ */
+let below = Number.POSITIVE_INFINITY;
+
+/** An event the shadow could not apply. */
+class NotApplied extends Error {}
 
 /** A fresh shadow from the newest usable snapshot at or before seq (or the start of the log). */
 async function start(seq: number): Promise<void> {
-  const exchange = new Exchange({ deltaRing: 0 });
-  const loaded = await loadNewestSnapshot(pool, createLogger('silent'));
-  if (loaded !== null && loaded.snapshot.seq <= seq) {
-    restoreSnapshot(exchange.state, loaded.snapshot);
-    head = loaded.snapshot.seq;
-    headHash = loaded.chainHash;
-  } else {
+  for (;;) {
+    const exchange = new Exchange({ deltaRing: 0 });
+    const loaded = await loadNewestSnapshot(pool, createLogger('silent'), Math.min(below, seq + 1));
     head = 0;
     headHash = GENESIS_HASH;
+    startedFrom = 0;
+    if (loaded !== null) {
+      try {
+        restoreSnapshot(exchange.state, loaded.snapshot);
+      } catch {
+        below = loaded.snapshot.seq;
+        continue;
+      }
+      head = startedFrom = loaded.snapshot.seq;
+      headHash = loaded.chainHash;
+    }
+    shadow = exchange;
+    return;
   }
-  shadow = exchange;
 }
 
 async function foldTo(seq: number): Promise<number> {
-  if (shadow === null || seq < head) await start(seq);
+  for (;;) {
+    if (shadow === null || seq < head) await start(seq);
+    try {
+      return await foldFrom(seq);
+    } catch (err) {
+      // After a snapshot, the snapshot may be what is wrong: start again below it (at last from the
+      // start of the log, where a failure is the log's and is reported).
+      if (!(err instanceof NotApplied) || startedFrom === 0) throw err;
+      below = startedFrom;
+      shadow = null;
+    }
+  }
+}
+
+async function foldFrom(seq: number): Promise<number> {
   const exchange = shadow as Exchange;
   let folded = 0;
   for await (const stored of streamStoredEvents(pool, head, seq)) {
     if (stored.event.seq !== head + 1) throw new Error(`the event log has a gap: seq ${head + 1} is missing`);
     const hash = sha256Hex(headHash + stored.text);
     if (hash !== stored.hash) throw new Error(`the event log's hash chain is broken at seq ${stored.event.seq}`);
-    exchange.fold(stored.event);
+    try {
+      exchange.fold(stored.event);
+    } catch (err) {
+      throw new NotApplied(`event seq ${stored.event.seq} (${stored.event.type}) cannot be applied: ${errorText(err)}`);
+    }
     head = stored.event.seq;
     headHash = hash;
     folded++;
