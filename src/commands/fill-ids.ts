@@ -3,8 +3,6 @@
 // advanced by n: unique, still UUID-shaped, and a pure function of the command, so a re-run of the
 // same command makes the same ids. Versions and variant bits are left as they were.
 
-import { flat, visibleAscii } from '../events/flat-string.ts';
-
 const NODE_HEX = 12;
 const NODE_SPACE = 2 ** 48;
 const HALF = 2 ** 24;
@@ -48,12 +46,8 @@ export function fillId(seed: string, index: number): string {
   const sum = lo + index;
   lo = sum % HALF;
   hi = (hi + Math.floor(sum / HALF)) % HALF;
-  const head = seed.slice(0, n - NODE_HEX);
-  const tail = (BYTE_HEX[hi >>> 16] as string) + (BYTE_HEX[(hi >>> 8) & 255] as string) + (BYTE_HEX[hi & 255] as string) + (BYTE_HEX[lo >>> 16] as string) + (BYTE_HEX[(lo >>> 8) & 255] as string) + (BYTE_HEX[lo & 255] as string);
-  // A flat string, not a rope (events/flat-string.ts): fill ids are sent. The tail ends in a hex digit;
-  // `flat` keeps the head whole when it starts with printable ASCII (a UUID always does), and a seed
-  // from elsewhere that does not (an empty head, white space) is joined instead.
-  return visibleAscii(seed.charCodeAt(0)) && n > NODE_HEX ? flat(head + tail) : [head, tail].join('');
+  // Joined into a flat string, not a rope (see timeText in events/time-code.ts): fill ids are sent.
+  return [seed.slice(0, n - NODE_HEX), BYTE_HEX[hi >>> 16], BYTE_HEX[(hi >>> 8) & 255], BYTE_HEX[hi & 255], BYTE_HEX[lo >>> 16], BYTE_HEX[(lo >>> 8) & 255], BYTE_HEX[lo & 255]].join('');
 }
 
 /** The definition: the tail read as one hex number, advanced by `index` modulo 2^48, written back in 12 digits. */

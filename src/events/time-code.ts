@@ -13,8 +13,6 @@
 // the fraction (`2026-11-25T21:43:17.`) is kept. Writing a time back sees the seconds of whatever orders
 // a command touches (makers rested hours apart): a small table of seconds' texts, by second, so that
 // neither direction evicts the other's and a busy second's orders find theirs.
-import { flat } from './flat-string.ts';
-
 let codeSecond = Number.NaN;
 let codePrefix = '';
 // The last text coded, and its code: the order store and the log code the same command's time.
@@ -104,15 +102,12 @@ export function timeText(code: number): string {
     textPrefixes[at] = prefix;
   }
   const fraction = code - second * 1_000_000;
-  const thousands = Math.floor(fraction / 1000);
-  // Flat, not a rope (see events/flat-string.ts): these texts end up in every order view, fill and
-  // event a client is sent, and in the log's canonical JSON. The prefix starts with a digit and the
-  // text ends with `Z`, so `flat` keeps it whole.
-  return flat(prefix + (DIGITS3[thousands] as string) + (DIGITS3[fraction - thousands * 1000] as string) + 'Z');
+  // Joined, not concatenated: `+` and template literals make a rope (a ConsString) of anything this
+  // long, and JSON.stringify of an object holding a rope leaves V8's fast path (2-3x slower: 0.73
+  // against 0.26 µs for an order view). These texts end up in every order view, fill and event a
+  // client is sent, and in the log's canonical JSON; join builds a flat string for 0.03 µs more.
+  return [prefix, fraction < 100_000 ? String(fraction).padStart(6, '0') : String(fraction), 'Z'].join('');
 }
-
-/** 0 to 999 in three digits: a time's fraction is two of them. */
-const DIGITS3: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /**
  * The times of a flat store as codes, with the text of any time that has none (timeCode gave NaN) kept

@@ -55,6 +55,8 @@ export interface StartOptions {
   readonly onFatal?: (err: Error) => void;
   /** false: the trader routes go through the express mount too (tests compare it with the fast path). */
   readonly httpFastPath?: boolean;
+  /** Called as `exchange listening` is logged: from then on the server takes requests (main.ts's signals). */
+  readonly onListening?: () => void;
 }
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
@@ -148,6 +150,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (http.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, host: config.host, backend: persistence.backend }, 'exchange listening');
+  options.onListening?.();
   let metricsListener: MetricsListener | null = null;
   if (config.metricsBind !== null) {
     try {

@@ -15,18 +15,22 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  // The handlers go in before the server starts: "exchange listening" is logged inside startServer, and
-  // a supervisor (or a test) that signals as soon as it reads that line must get a graceful stop, not
-  // the default handler's exit by signal. A signal during startup is kept and acted on once it is up.
+  // Stop signals, by phase. Until the server listens it has served nothing and recovery only reads, so a
+  // signal ends the process at once, as the default action does (a start stalled on an unanswering
+  // database stays stoppable). From `exchange listening` (logged inside startServer) until startServer
+  // returns, the signal is kept and the server stopped gracefully once it is up: a supervisor or a test
+  // that signals on that line must not meet the default action. Then every signal stops gracefully. A
+  // second signal while one is kept ends the process at once.
+  let phase: 'starting' | 'listening' | 'running' = 'starting';
   let running: { close(): Promise<void> } | undefined;
-  let signalledDuringStartup: string | undefined;
+  let kept: NodeJS.Signals | undefined;
   let stopping = false;
-  const stop = (signal: string) => {
-    if (running === undefined) {
-      signalledDuringStartup ??= signal;
-      return;
-    }
-    if (stopping) return;
+  const die = (signal: NodeJS.Signals): void => {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  };
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping || running === undefined) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     running.close().then(
@@ -37,11 +41,23 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (phase === 'starting') {
+      logger.info({ signal }, 'stop requested during startup: exiting');
+      die(signal);
+    } else if (phase === 'listening') {
+      if (kept === undefined) kept = signal;
+      else die(signal);
+    } else stop(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   let server;
   try {
     server = await startServer(config, logger, {
+      onListening: () => {
+        phase = 'listening';
+      },
       // Cluster mode: a node that can no longer vouch for its state ends, so a supervisor restarts it
       // (as a follower or standby) on the log as it is.
       onFatal: (err) => {
@@ -55,12 +71,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   running = server;
+  phase = 'running';
   // A promise rejected with nobody listening is a bug, but not one that should take the exchange and
   // every trader's session down with it: log it loudly and keep serving.
   process.on('unhandledRejection', (reason: unknown) => {
     logger.error({ err: reason }, 'unhandled promise rejection');
   });
-  if (signalledDuringStartup !== undefined) stop(signalledDuringStartup);
+  if (kept !== undefined) stop(kept);
 }
 
 void main();

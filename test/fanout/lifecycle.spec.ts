@@ -12,8 +12,8 @@ import { childrenOf, isRunning, waitUntil } from './support/processes.ts';
 const SCRIPT = fileURLToPath(new URL('./support/lifecycle-script.ts', import.meta.url));
 
 /**
- * The server's fan-out child, once the server is up. An answered request also means main.ts has
- * installed its signal handlers (it does so right after the start it logged as listening).
+ * The server's fan-out child, once the server is up. An answered request also means main.ts stops
+ * gracefully on a signal (it does from the moment it logged itself listening).
  */
 async function fanoutChildOf(server: ServerProcess): Promise<number> {
   expect((await fetch(`${server.url}/health`)).status).to.equal(200);

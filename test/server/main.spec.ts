@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 
 const MAIN = new URL('../../src/server/main.ts', import.meta.url).pathname;
 
@@ -50,6 +51,32 @@ describe('server: the process', function () {
     q.child.kill('SIGINT');
     const [qcode] = (await once(q.child, 'exit')) as [number | null];
     expect(qcode).to.equal(0);
+  });
+
+  it('ends at once on a stop signal while it starts (here stalled on a database that never answers)', async () => {
+    // Accepts the connection and never says a word: the start waits on it (up to the connect timeout).
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as { port: number };
+    try {
+      const p = start({ BIND_ADDR: '127.0.0.1:0', STORAGE_BACKEND: 'postgres', DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/none` });
+      // Once the process is connecting (its handlers are in by then), it is asked to stop.
+      for (let i = 0; i < 100 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(sockets.length, p.out() + p.err()).to.be.greaterThan(0);
+      const exited = once(p.child, 'exit');
+      const asked = Date.now();
+      p.child.kill('SIGTERM');
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      // As the default action ends it: by the signal, not after the 5 s connect timeout as a failed start.
+      expect({ code, signal }).to.deep.equal({ code: null, signal: 'SIGTERM' });
+      expect(Date.now() - asked).to.be.lessThan(3000);
+      expect(p.out()).to.include('stop requested during startup');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   it('refuses a value that does not parse, naming the variable, with exit code 2', async () => {

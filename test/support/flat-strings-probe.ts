@@ -9,7 +9,11 @@ import { submitReply } from '../../src/projections/order-replies.ts';
 import { AdmissionClock, flatUuid } from '../../src/server/clock.ts';
 import { submitAckFrame, withRateLimitRemaining } from '../../src/server/ws/frames.ts';
 
-const isFlat = new Function('s', 'return %StringIsFlat(s)') as (s: string) => boolean;
+// Flat is not enough: a rope flattened in place (by trim, say) is flat but still a ConsString, which
+// JSON.stringify's fast path refuses as it refuses any rope. What it takes is a sequential string (the
+// map of one that join made) or an internalized one.
+const sequentialReference = ['seq-one-byte-', 'reference'].join('');
+const isFlat = new Function('s', 'r', 'return %StringIsFlat(s) && (%HaveSameMap(s, r) || %IsInternalizedString(s))') as (s: string, r: string) => boolean;
 const clock = new AdmissionClock();
 const exchange = new Exchange();
 const run = (build: (s: ReturnType<AdmissionClock['stamp']>) => Command): ReturnType<Exchange['execute']> => exchange.execute(build(clock.stamp()));
@@ -32,4 +36,4 @@ const strings: Record<string, string> = {
   'a fill view occurred_at': reply.fills[1]?.occurred_at ?? '',
   'an ack frame with its rate_limit_remaining': withRateLimitRemaining(submitAckFrame('r1', reply), 7),
 };
-process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(strings).map(([k, v]) => [k, v !== '' && isFlat(v)]))));
+process.stdout.write(JSON.stringify(Object.fromEntries(Object.entries(strings).map(([k, v]) => [k, v !== '' && isFlat(v, sequentialReference)]))));
