@@ -205,6 +205,14 @@ describe('ws protocol', () => {
         expect(err['message']).to.be.a('string').and.not.equal('');
       }
       expect(c.history.find((f) => f['request_id'] === 'bad1')?.['message']).to.match(/price/);
+      // An unknown op is named in the error, but not reflected back whole: its first 64 characters.
+      c.send({ op: 'x'.repeat(50_000), request_id: 'huge-op' });
+      const huge = await c.nextType('error');
+      expect(huge).to.include({ code: 'invalid_message', request_id: 'huge-op' });
+      expect(huge['message']).to.equal(`unknown op "${'x'.repeat(63)}…; expected one of ${String(huge['message']).split('; expected one of ')[1] ?? ''}`);
+      expect(String(huge['message']).length).to.be.lessThan(400);
+      c.send({ op: 'dance', request_id: 'short-op' });
+      expect(await c.nextType('error')).to.include({ message: `unknown op "dance"; expected one of ${String(huge['message']).split('; expected one of ')[1] ?? ''}` });
       expect(await c.request({ op: 'ping', request_id: 'still-open' })).to.include({ type: 'pong' });
     });
 

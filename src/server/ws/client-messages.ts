@@ -89,6 +89,15 @@ function isOp(value: unknown): value is ClientOp {
   return typeof value === 'string' && Object.hasOwn(CLIENT_MESSAGE_SCHEMAS, value);
 }
 
+/**
+ * A value the client sent, as JSON, cut to its first 64 characters: enough to recognize it, while an op
+ * of a whole frame's size (up to WS_MAX_FRAME_BYTES) is not reflected back whole.
+ */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= 64 ? text : `${text.slice(0, 64)}…`;
+}
+
 function failure(code: ErrorCode, error: string, requestId?: unknown): ParseResult {
   return typeof requestId === 'string' ? { ok: false, code, error, requestId } : { ok: false, code, error };
 }
@@ -106,7 +115,7 @@ export function parseClientMessage(text: string, fast = true): ParseResult {
   const op = frame['op'];
   const requestId = frame['request_id'];
   if (op === undefined) return failure('invalid_message', 'missing "op"', requestId);
-  if (!isOp(op)) return failure('invalid_message', `unknown op ${JSON.stringify(op)}; expected one of ${OPS.join(', ')}`, requestId);
+  if (!isOp(op)) return failure('invalid_message', `unknown op ${shown(op)}; expected one of ${OPS.join(', ')}`, requestId);
   // The channel is judged before the rest, so `{"op":"subscribe","channel":"l1"}` says what is wrong.
   if ((op === 'subscribe' || op === 'unsubscribe') && typeof frame['channel'] === 'string' && !(CHANNELS as readonly string[]).includes(frame['channel'])) {
     return failure('unsupported_channel', UNSUPPORTED_CHANNEL);
