@@ -13,8 +13,15 @@ import { chainHash } from '../../src/events/hash.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import type { StateSnapshot } from '../../src/projections/snapshot.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { openInstance, sql } from './support/harness.ts';
+import { openInstance, sql, type Instance } from './support/harness.ts';
 import { RandomSession, runConcurrently, runSession } from './support/random-session.ts';
+
+/** Runs `count` random commands (seeded), waits until they are stored, and snapshots: the snapshot's seq. */
+async function sessionThenSnapshot(instance: Instance, seed: number, count: number): Promise<number> {
+  await runSession(instance.service, new RandomSession(instance.exchange.state, seed), count);
+  await instance.persistence.durable(instance.exchange.seq);
+  return (await instance.persistence.snapshotter.snapshotNow()).seq;
+}
 
 describe('PostgreSQL snapshots off the trading thread', function () {
   this.timeout(60_000);
@@ -88,9 +95,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let seq: number;
       try {
-        await runSession(live.service, new RandomSession(live.exchange.state, 61), 300);
-        await live.persistence.durable(live.exchange.seq);
-        seq = (await live.persistence.snapshotter.snapshotNow()).seq;
+        seq = await sessionThenSnapshot(live, 61, 300);
       } finally {
         await live.close();
       }
@@ -131,12 +136,8 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       let liveHash: string;
       let canceled: string;
       try {
-        await runSession(live.service, new RandomSession(live.exchange.state, 71), 300);
-        await live.persistence.durable(live.exchange.seq);
-        older = (await live.persistence.snapshotter.snapshotNow()).seq;
-        await runSession(live.service, new RandomSession(live.exchange.state, 72), 300);
-        await live.persistence.durable(live.exchange.seq);
-        newer = (await live.persistence.snapshotter.snapshotNow()).seq;
+        older = await sessionThenSnapshot(live, 71, 300);
+        newer = await sessionThenSnapshot(live, 72, 300);
         // An order resting at the newer snapshot, canceled after it.
         const [row] = await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [newer]);
         const resting = (JSON.parse(row?.state ?? '{}') as StateSnapshot).orders.resting[0];
@@ -172,9 +173,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       const resumed = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let fresh: number;
       try {
-        await runSession(resumed.service, new RandomSession(resumed.exchange.state, 74), 50);
-        await resumed.persistence.durable(resumed.exchange.seq);
-        fresh = (await resumed.persistence.snapshotter.snapshotNow()).seq;
+        fresh = await sessionThenSnapshot(resumed, 74, 50);
         expect(fresh).to.equal(resumed.exchange.seq);
         liveHash = stateHash(resumed.exchange.state);
       } finally {
