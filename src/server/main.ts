@@ -19,8 +19,9 @@ async function main(): Promise<void> {
   // signal ends the process at once, as the default action does (a start stalled on an unanswering
   // database stays stoppable). From `exchange listening` (logged inside startServer) until startServer
   // returns, the signal is kept and the server stopped gracefully once it is up: a supervisor or a test
-  // that signals on that line must not meet the default action. Then every signal stops gracefully. A
-  // second signal while one is kept ends the process at once.
+  // that signals on that line must not meet the default action. Then a signal stops gracefully. A second
+  // signal while one is kept, or while a graceful stop runs (it may take a while: the writer flushes),
+  // ends the process at once.
   let phase: 'starting' | 'listening' | 'running' = 'starting';
   let running: { close(): Promise<void> } | undefined;
   let kept: NodeJS.Signals | undefined;
@@ -30,7 +31,11 @@ async function main(): Promise<void> {
     process.kill(process.pid, signal);
   };
   const stop = (signal: NodeJS.Signals): void => {
-    if (stopping || running === undefined) return;
+    if (running === undefined) return;
+    if (stopping) {
+      die(signal);
+      return;
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down');
     running.close().then(
@@ -43,7 +48,9 @@ async function main(): Promise<void> {
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (phase === 'starting') {
-      logger.info({ signal }, 'stop requested during startup: exiting');
+      // Written at once, like the other startup messages: the logger writes asynchronously, and the
+      // process ends before such a write would land.
+      process.stderr.write(`exchange: ${signal} during startup: exiting\n`);
       die(signal);
     } else if (phase === 'listening') {
       if (kept === undefined) kept = signal;

@@ -2,11 +2,12 @@
 // keep arriving holds exactly the state at its seq, and snapshot + tail is the full fold.
 import { expect } from 'chai';
 import pg from 'pg';
+import { pino } from 'pino';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { restoreSnapshot } from '../../src/projections/snapshot.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { LogIntegrityError } from '../../src/server/persistence/postgres/recovery.ts';
+import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
 import { loadNewestSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
 import { canonicalJson } from '../../src/events/canonical.ts';
 import { chainHash } from '../../src/events/hash.ts';
@@ -127,21 +128,24 @@ describe('PostgreSQL snapshots off the trading thread', function () {
 
   // A snapshot is a shortcut, never the truth: one written wrong (by a bug, say; its SHA-256 is over what
   // was written, so it passes) must not keep the exchange from starting, nor make the log look broken.
-  it('passes over a snapshot it cannot use (restore throws, or an event after it cannot be applied) for an older one, then the whole log', async () => {
+  it('passes over snapshots it cannot use (restore throws, or an event after them cannot be applied) for an older one, then the whole log; so does the snapshot worker', async () => {
     const own = await createDatabase('exchange_snapshot_unusable');
     try {
       const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let older: number;
       let newer: number;
+      let newest: number;
       let liveHash: string;
       let canceled: string;
       try {
         older = await sessionThenSnapshot(live, 71, 300);
         newer = await sessionThenSnapshot(live, 72, 300);
-        // An order resting at the newer snapshot, canceled after it.
-        const [row] = await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [newer]);
-        const resting = (JSON.parse(row?.state ?? '{}') as StateSnapshot).orders.resting[0];
-        if (resting === undefined) throw new Error('test: no order rests at the snapshot');
+        newest = await sessionThenSnapshot(live, 75, 30);
+        // An order resting at both newer snapshots, canceled after them.
+        const restingAt = async (seq: number) => (JSON.parse((await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [seq]))[0]?.state ?? '{}') as StateSnapshot).orders.resting;
+        const atNewer = new Set((await restingAt(newer)).map((o) => o.id));
+        const resting = (await restingAt(newest)).find((o) => atNewer.has(o.id));
+        if (resting === undefined) throw new Error('test: no order rests at both snapshots');
         canceled = resting.id;
         await live.service.execute((stamp) => ({ type: 'CancelOrder', time: stamp.time, trader_id: resting.trader_id, order_id: resting.id }));
         await runSession(live.service, new RandomSession(live.exchange.state, 73), 100);
@@ -164,30 +168,39 @@ describe('PostgreSQL snapshots off the trading thread', function () {
           await instance.close();
         }
       };
+      // A new instance's worker writes a snapshot after a few commands: the state then, and its seq.
+      const snapshotAfterRestart = async (seed: number): Promise<{ seq: number; hash: string }> => {
+        const resumed = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+        try {
+          const seq = await sessionThenSnapshot(resumed, seed, 50);
+          expect(seq).to.equal(resumed.exchange.seq);
+          return { seq, hash: stateHash(resumed.exchange.state) };
+        } finally {
+          await resumed.close();
+        }
+      };
 
-      // The newer one restores, but without the order the log cancels after it.
-      await rewrite(newer, (snapshot) => ({ ...snapshot, orders: { ...snapshot.orders, resting: snapshot.orders.resting.filter((o) => o.id !== canceled) } }));
+      // The two newer ones restore, but without the order the log cancels after them (a wrong value the
+      // worker carried from one snapshot to the next): both are passed over.
+      const withoutIt = (snapshot: StateSnapshot) => ({ ...snapshot, orders: { ...snapshot.orders, resting: snapshot.orders.resting.filter((o) => o.id !== canceled) } });
+      await rewrite(newer, withoutIt);
+      await rewrite(newest, withoutIt);
       expect(await recovered()).to.deep.equal({ snapshotSeq: older, hash: liveHash });
-      // The snapshot worker passes over it too: the next snapshot is written (and used), where a worker
-      // that started every shadow from the newest snapshot failed every one, for good.
-      const resumed = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
-      let fresh: number;
-      try {
-        fresh = await sessionThenSnapshot(resumed, 74, 50);
-        expect(fresh).to.equal(resumed.exchange.seq);
-        liveHash = stateHash(resumed.exchange.state);
-      } finally {
-        await resumed.close();
-      }
-      expect(await recovered()).to.deep.equal({ snapshotSeq: fresh, hash: liveHash });
-      // None restores: the whole log.
-      await rewrite(older, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
-      await rewrite(newer, (snapshot) => ({ ...snapshot, positions: 42 }));
-      await rewrite(fresh, (snapshot) => ({ ...snapshot, fills: 7 }));
-      expect(await recovered()).to.deep.equal({ snapshotSeq: 0, hash: liveHash });
+      // The snapshot worker passes over them too: the next snapshot is written (and used), where a worker
+      // that started every shadow from the newest snapshot failed every one, for good. (Three are kept:
+      // the oldest goes.)
+      const fresh = await snapshotAfterRestart(74);
+      expect(await recovered()).to.deep.equal({ snapshotSeq: fresh.seq, hash: fresh.hash });
+      // None restores: the whole log; and the worker, passing over all three, writes one that is used.
+      await rewrite(newer, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
+      await rewrite(newest, (snapshot) => ({ ...snapshot, positions: 42 }));
+      await rewrite(fresh.seq, (snapshot) => ({ ...snapshot, fills: 7 }));
+      expect(await recovered()).to.deep.equal({ snapshotSeq: 0, hash: fresh.hash });
+      const again = await snapshotAfterRestart(76);
+      expect(await recovered()).to.deep.equal({ snapshotSeq: again.seq, hash: again.hash });
 
-      // An event no state can apply (appended with a valid link) is still the log's fault, named by seq,
-      // once no snapshot is left to blame.
+      // An event no state can apply (appended with a valid link) after a good snapshot: the snapshots
+      // are passed over one by one, and from the start of the log it is the log's fault, named by seq.
       const [last] = await sql<{ seq: string; hash: string; canonical: string }>(own, 'select seq, hash, canonical from events order by seq desc limit 1');
       const previous = JSON.parse(last?.canonical ?? '{}') as ExchangeEvent;
       const bad = { seq: previous.seq + 1, time: previous.time, type: 'OrderCanceled', v: 2, data: { order_id: '00000000-0000-4000-8000-00000000dead', trader_id: '00000000-0000-4000-8000-0000000000aa', market: 'X-USD', side: 'BUY', price: 1, remaining: 1 } } as unknown as ExchangeEvent;
@@ -198,7 +211,48 @@ describe('PostgreSQL snapshots off the trading thread', function () {
         (err: unknown) => (error = err),
       );
       expect(error).to.be.instanceOf(LogIntegrityError);
-      expect((error as Error).message).to.match(new RegExp(`event seq ${bad.seq} \\(OrderCanceled\\) cannot be applied: `));
+      expect((error as Error).message).to.match(new RegExp(`^event seq ${bad.seq} \\(OrderCanceled\\) cannot be applied: `));
+    } finally {
+      await dropDatabase(own);
+    }
+  });
+
+  it('a gap or a broken link after a snapshot stops the start at once, without passing over the snapshot', async () => {
+    const own = await createDatabase('exchange_snapshot_gap');
+    try {
+      const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      let seq: number;
+      try {
+        seq = await sessionThenSnapshot(live, 81, 200);
+        await runSession(live.service, new RandomSession(live.exchange.state, 82), 50);
+        await live.persistence.durable(live.exchange.seq);
+      } finally {
+        await live.close();
+      }
+      const start = async (): Promise<{ error: unknown; lines: string[] }> => {
+        const lines: string[] = [];
+        const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+        const pool = new pg.Pool({ connectionString: own, max: 1 });
+        try {
+          const error = await recoverExchange(pool, new Exchange(), logger, { workers: 1 }).then(
+            () => null,
+            (err: unknown) => err,
+          );
+          return { error, lines };
+        } finally {
+          await pool.end();
+        }
+      };
+      await sql(own, `set session_replication_role = replica; update events set hash = repeat('c', 64) where seq = ${seq + 3}`);
+      const broken = await start();
+      expect(broken.error).to.be.instanceOf(LogIntegrityError);
+      expect((broken.error as Error).message).to.match(new RegExp(`hash chain is broken at seq ${seq + 3}`));
+      expect(broken.lines.join('')).to.not.include('snapshot passed over');
+      await sql(own, `set session_replication_role = replica; delete from events where seq = ${seq + 2}`);
+      const gapped = await start();
+      expect(gapped.error).to.be.instanceOf(LogIntegrityError);
+      expect((gapped.error as Error).message).to.match(new RegExp(`seq ${seq + 2} is missing`));
+      expect(gapped.lines.join('')).to.not.include('snapshot passed over');
     } finally {
       await dropDatabase(own);
     }

@@ -69,4 +69,17 @@ describe('ws: the fast submit_order check agrees with the zod schema', () => {
       expect(answer.ok, text).to.equal(zod.success);
     }
   });
+
+  it('an unknown op is named by at most its first 64 characters of JSON, never half a surrogate pair', () => {
+    const named = (op: unknown): string => {
+      const r = parseClientMessage(JSON.stringify({ op }));
+      if (r.ok) throw new Error('test: an unknown op parsed');
+      return (/^unknown op (.*); expected one of /s.exec(r.error)?.[1] ?? '');
+    };
+    expect(named('dance')).to.equal('"dance"');
+    expect(named('a'.repeat(63))).to.equal(`"${'a'.repeat(63)}`.slice(0, 64) + '…');
+    // The 64th unit is the first half of 😀: the cut steps back before it.
+    expect(named(`${'a'.repeat(62)}😀tail`)).to.equal(`"${'a'.repeat(62)}…`);
+    expect(named({ deep: ['x'.repeat(100)] })).to.have.length(65);
+  });
 });

@@ -95,7 +95,10 @@ function isOp(value: unknown): value is ClientOp {
  */
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length <= 64 ? text : `${text.slice(0, 64)}…`;
+  if (text.length <= 64) return text;
+  // Not between the two halves of a surrogate pair.
+  const cut = (text.charCodeAt(63) & 0xfc00) === 0xd800 ? 63 : 64;
+  return `${text.slice(0, cut)}…`;
 }
 
 function failure(code: ErrorCode, error: string, requestId?: unknown): ParseResult {

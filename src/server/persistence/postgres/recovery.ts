@@ -65,13 +65,15 @@ class UnusableSnapshot extends Error {
  * last from the start of the log.
  */
 export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger: Logger, options: RecoveryOptions = {}): Promise<RecoveredHead> {
+  // Checked here, once: restoring into a state that is not fresh throws, which would read as a bad snapshot.
+  if (exchange.seq !== 0) throw new Error('recovery needs a fresh exchange');
   let below = options.useSnapshots === false ? 0 : Number.POSITIVE_INFINITY;
   for (;;) {
     try {
       return await recoverFrom(pool, exchange, logger, options, below);
     } catch (err) {
       if (!(err instanceof UnusableSnapshot)) throw err;
-      logger.warn({ seq: err.seq, why: err.message }, 'snapshot unusable: recovering from an older one, or from the start of the log');
+      logger.warn({ seq: err.seq, why: err.message }, 'snapshot passed over: recovering from an older one, or from the start of the log');
       exchange.startOver();
       below = err.seq;
     }
@@ -106,8 +108,9 @@ async function recoverFrom(pool: pg.Pool, exchange: Exchange, logger: Logger, op
       exchange.fold(event);
     } catch (err) {
       const why = `event seq ${event.seq} (${event.type}) cannot be applied`;
-      // After a snapshot, the snapshot may be what is wrong: the whole log decides.
-      if (snapshotSeq > 0) throw new UnusableSnapshot(snapshotSeq, `${why} to it: ${errorText(err)}`);
+      // After a snapshot, the snapshot may be what is wrong, or the log: the whole log decides (a fault
+      // of the log is then found once per snapshot kept, and named at last from the start of the log).
+      if (snapshotSeq > 0) throw new UnusableSnapshot(snapshotSeq, `${why} to it (the snapshot or the log is wrong): ${errorText(err)}`);
       throw new LogIntegrityError(`${why}: ${errorText(err)}`);
     }
   };

@@ -46,7 +46,8 @@ let startedFrom = 0;
 /**
  * Snapshots at or after this seq failed this worker (restoring one threw, or an event after it did not
  * apply to it) and are passed over, as recovery passes them over: a wrong snapshot that stayed the
- * newest would otherwise fail every snapshot after it, and no good one would ever replace it.
+ * newest would otherwise fail every snapshot after it, and no good one would ever replace it. Once this
+ * worker has written one (above it), the bound goes: the newest is then its own.
  */
 let below = Number.POSITIVE_INFINITY;
 
@@ -119,6 +120,7 @@ async function snapshot(request: SnapshotRequest): Promise<SnapshotReply> {
     const json = JSON.stringify(takeSnapshot(state));
     const sha256 = createHash('sha256').update(json, 'utf8').digest('hex');
     await writeSnapshot(pool, { seq: state.seq, time: state.time, json, sha256, blockedMs: request.blockedMs });
+    below = Number.POSITIVE_INFINITY;
     return { id: request.id, ok: true, seq: state.seq, bytes: Buffer.byteLength(json, 'utf8'), folded, workerMs: performance.now() - started };
   } catch (err) {
     // A shadow that failed half way is not trusted again: the next request starts afresh.
