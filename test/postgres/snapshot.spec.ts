@@ -17,6 +17,16 @@ import { createDatabase, dropDatabase, requirePostgres } from '../support/postgr
 import { openInstance, sql, type Instance } from './support/harness.ts';
 import { RandomSession, runConcurrently, runSession } from './support/random-session.ts';
 
+/** Runs body against a database of its own, dropped after it. */
+async function inOwnDatabase(name: string, body: (url: string) => Promise<void>): Promise<void> {
+  const own = await createDatabase(name);
+  try {
+    await body(own);
+  } finally {
+    await dropDatabase(own);
+  }
+}
+
 /** Runs `count` random commands (seeded), waits until they are stored, and snapshots: the snapshot's seq. */
 async function sessionThenSnapshot(instance: Instance, seed: number, count: number): Promise<number> {
   await runSession(instance.service, new RandomSession(instance.exchange.state, seed), count);
@@ -91,8 +101,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
     }
   });
   it('refuses to start on a log that ends before its newest snapshot (committed events gone)', async () => {
-    const own = await createDatabase('exchange_snapshot_tail');
-    try {
+    await inOwnDatabase('exchange_snapshot_tail', async (own) => {
       const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let seq: number;
       try {
@@ -121,16 +130,13 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       } finally {
         await truncated.close();
       }
-    } finally {
-      await dropDatabase(own);
-    }
+    });
   });
 
   // A snapshot is a shortcut, never the truth: one written wrong (by a bug, say; its SHA-256 is over what
   // was written, so it passes) must not keep the exchange from starting, nor make the log look broken.
   it('passes over snapshots it cannot use (restore throws, or an event after them cannot be applied) for an older one, then the whole log; so does the snapshot worker', async () => {
-    const own = await createDatabase('exchange_snapshot_unusable');
-    try {
+    await inOwnDatabase('exchange_snapshot_unusable', async (own) => {
       const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let older: number;
       let newer: number;
@@ -212,14 +218,11 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       );
       expect(error).to.be.instanceOf(LogIntegrityError);
       expect((error as Error).message).to.match(new RegExp(`^event seq ${bad.seq} \\(OrderCanceled\\) cannot be applied: `));
-    } finally {
-      await dropDatabase(own);
-    }
+    });
   });
 
   it('a gap or a broken link after a snapshot stops the start at once, without passing over the snapshot', async () => {
-    const own = await createDatabase('exchange_snapshot_gap');
-    try {
+    await inOwnDatabase('exchange_snapshot_gap', async (own) => {
       const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
       let seq: number;
       try {
@@ -253,8 +256,6 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(gapped.error).to.be.instanceOf(LogIntegrityError);
       expect((gapped.error as Error).message).to.match(new RegExp(`seq ${seq + 2} is missing`));
       expect(gapped.lines.join('')).to.not.include('snapshot passed over');
-    } finally {
-      await dropDatabase(own);
-    }
+    });
   });
 });
