@@ -1,6 +1,7 @@
 // Snapshots built off the trading thread (snapshot-worker.ts): a snapshot asked for while commands
 // keep arriving holds exactly the state at its seq, and snapshot + tail is the full fold.
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Exchange } from '../../src/commands/exchange.ts';
@@ -25,6 +26,13 @@ async function inOwnDatabase(name: string, body: (url: string) => Promise<void>)
   } finally {
     await dropDatabase(own);
   }
+}
+
+/** Rewrites a snapshot's state with its digest to match, as a faulty writer would have. */
+async function rewriteSnapshot(url: string, seq: number, change: (snapshot: StateSnapshot) => unknown): Promise<void> {
+  const [row] = await sql<{ state: string }>(url, 'select state from snapshots where seq = $1', [seq]);
+  const text = JSON.stringify(change(JSON.parse(row?.state ?? '{}') as StateSnapshot));
+  await sql(url, `update snapshots set state = $1, state_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex') where seq = $2`, [text, seq]);
 }
 
 /** Runs `count` random commands (seeded), waits until they are stored, and snapshots: the snapshot's seq. */
@@ -160,12 +168,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       } finally {
         await live.close();
       }
-      // Rewrites a snapshot's state with its digest to match, as a faulty writer would have.
-      const rewrite = async (seq: number, change: (snapshot: StateSnapshot) => unknown): Promise<void> => {
-        const [row] = await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [seq]);
-        const text = JSON.stringify(change(JSON.parse(row?.state ?? '{}') as StateSnapshot));
-        await sql(own, `update snapshots set state = $1, state_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex') where seq = $2`, [text, seq]);
-      };
+      const rewrite = (seq: number, change: (snapshot: StateSnapshot) => unknown): Promise<void> => rewriteSnapshot(own, seq, change);
       const recovered = async (): Promise<{ snapshotSeq: number; hash: string }> => {
         const instance = await openInstance(own);
         try {
@@ -256,6 +259,46 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(gapped.error).to.be.instanceOf(LogIntegrityError);
       expect((gapped.error as Error).message).to.match(new RegExp(`seq ${seq + 2} is missing`));
       expect(gapped.lines.join('')).to.not.include('snapshot passed over');
+    });
+  });
+
+  it('`replay snapshots` checks every stored snapshot against the log, and names the ones that differ, even those recovery cannot see', async () => {
+    await inOwnDatabase('exchange_snapshot_check', async (own) => {
+      const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      let older: number;
+      let newer: number;
+      try {
+        older = await sessionThenSnapshot(live, 91, 200);
+        newer = await sessionThenSnapshot(live, 92, 200);
+        await runSession(live.service, new RandomSession(live.exchange.state, 93), 50);
+        await live.persistence.durable(live.exchange.seq);
+      } finally {
+        await live.close();
+      }
+      const check = async (): Promise<{ code: number; stdout: string; stderr: string }> => {
+        const cli = new URL('../../replay/cli.ts', import.meta.url).pathname;
+        return await new Promise((resolve) => {
+          execFile(process.execPath, [cli, 'snapshots', '--database', own], (err, stdout, stderr) => resolve({ code: err === null ? 0 : Number(err.code), stdout, stderr }));
+        });
+      };
+      const sound = await check();
+      expect(sound.code, sound.stderr).to.equal(0);
+      expect(sound.stdout).to.match(new RegExp(`^snapshot at seq ${older}: matches the log \\(state hash [0-9a-f]{64}\\)\nsnapshot at seq ${newer}: matches the log`));
+      // Restores, and every later event applies to it: recovery would use it. A market's reference price is off.
+      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, markets: snapshot.markets.map((m, i) => (i === 0 ? { ...m, reference_price: (m.reference_price ?? 0) + 1 } : m)) }));
+      await rewriteSnapshot(own, older, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
+      const wrong = await check();
+      expect(wrong.code).to.equal(1);
+      expect(wrong.stdout).to.include(`snapshot at seq ${older}: DIFFERS from the log: it cannot be restored: `);
+      expect(wrong.stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: it restores to state hash [0-9a-f]{64}, the log folds to [0-9a-f]{64}`));
+      expect(wrong.stderr).to.include('2 of 2 snapshots differ from the log');
+      // A digest that does not match, and a chain hash of another log.
+      await sql(own, `update snapshots set state_sha256 = repeat('0', 64) where seq = $1`, [older]);
+      await sql(own, `update snapshots set chain_hash = repeat('e', 64) where seq = $1`, [newer]);
+      const tampered = await check();
+      expect(tampered.code).to.equal(1);
+      expect(tampered.stdout).to.include(`snapshot at seq ${older}: DIFFERS from the log: its SHA-256 does not match its content`);
+      expect(tampered.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: its chain hash ${'e'.repeat(64)} is not the log's at seq ${newer}`);
     });
   });
 });
