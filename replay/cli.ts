@@ -57,7 +57,8 @@ options for export
   --quiet              no progress line on stderr
 import takes both: --file PATH (the log) and --pg or --database URL (the empty target)
 
-exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq), 2 usage, 3 source unavailable,
+exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq; prove: not proved; snapshots: one
+            differs), 2 usage, 3 source unavailable,
             4 import: the target database is not empty (or an exchange is running on it)`;
 
 class UsageError extends Error {}
