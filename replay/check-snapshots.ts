@@ -6,7 +6,7 @@
 // Nothing the snapshot rows say is trusted: their digest, chain hash and content are each checked.
 import pg from 'pg';
 import { Exchange } from '../src/commands/exchange.ts';
-import { restoreSnapshot, type StateSnapshot } from '../src/projections/snapshot.ts';
+import { restoreSnapshot, takeSnapshot, type StateSnapshot } from '../src/projections/snapshot.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { SourceUnavailable } from './log-source.ts';
@@ -57,6 +57,24 @@ function restoredHash(snapshot: StoredSnapshot): { fault: string } | { hash: str
   }
 }
 
+/**
+ * What a snapshot restores that the state hash does not cover, against the log's fold: the head's time
+ * (the admission clock continues from it after a start) and schema version, and the count of fills
+ * (a reset reports it). Null when they agree.
+ */
+function outsideTheHash(snapshot: StoredSnapshot, exchange: Exchange): string | null {
+  const stored = JSON.parse(snapshot.state) as StateSnapshot;
+  const ours = takeSnapshot(exchange.state);
+  for (const [what, a, b] of [
+    ['time', stored.time, ours.time],
+    ['schema', stored.schema, ours.schema],
+    ['fills.total', stored.fills.total, ours.fills.total],
+  ] as const) {
+    if (a !== b) return `its ${what} is ${JSON.stringify(a)}, the log's ${JSON.stringify(b)}`;
+  }
+  return null;
+}
+
 /** A verdict per stored snapshot, oldest first. Throws LogFault when the log itself is faulty. */
 export async function checkSnapshots(o: RebuildOptions & { readonly database: string }): Promise<SnapshotVerdict[]> {
   const snapshots = await storedSnapshots(o.database);
@@ -73,6 +91,7 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
       const restored = restoredHash(snapshot);
       if ('fault' in restored) fault = restored.fault;
       else if (restored.hash !== logHash) fault = `it restores to state hash ${restored.hash}, the log folds to ${logHash}`;
+      else fault = outsideTheHash(snapshot, exchange);
     }
     verdicts.push({ seq: snapshot.seq, fault, logStateHash: logHash });
   };

@@ -19,9 +19,9 @@ async function main(): Promise<void> {
   // signal ends the process at once, as the default action does (a start stalled on an unanswering
   // database stays stoppable). From `exchange listening` (logged inside startServer) until startServer
   // returns, the signal is kept and the server stopped gracefully once it is up: a supervisor or a test
-  // that signals on that line must not meet the default action. Then a signal stops gracefully. A second
-  // signal while one is kept, or while a graceful stop runs (it may take a while: the writer flushes),
-  // ends the process at once.
+  // that signals on that line must not meet the default action. Then a signal stops gracefully. Repeats
+  // are ignored: a supervisor that signals the process group delivers one signal twice, milliseconds
+  // apart (once itself, once forwarded by npm), and the second must not cut the writer's flush short.
   let phase: 'starting' | 'listening' | 'running' = 'starting';
   let running: { close(): Promise<void> } | undefined;
   let kept: NodeJS.Signals | undefined;
@@ -31,11 +31,7 @@ async function main(): Promise<void> {
     process.kill(process.pid, signal);
   };
   const stop = (signal: NodeJS.Signals): void => {
-    if (running === undefined) return;
-    if (stopping) {
-      die(signal);
-      return;
-    }
+    if (running === undefined || stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     running.close().then(
@@ -52,10 +48,8 @@ async function main(): Promise<void> {
       // process ends before such a write would land.
       process.stderr.write(`exchange: ${signal} during startup: exiting\n`);
       die(signal);
-    } else if (phase === 'listening') {
-      if (kept === undefined) kept = signal;
-      else die(signal);
-    } else stop(signal);
+    } else if (phase === 'listening') kept ??= signal;
+    else stop(signal);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

@@ -281,6 +281,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
           execFile(process.execPath, [cli, 'snapshots', '--database', own], (err, stdout, stderr) => resolve({ code: err === null ? 0 : Number(err.code), stdout, stderr }));
         });
       };
+      const before = await sql<{ state: string }>(own, 'select state from snapshots order by seq');
       const sound = await check();
       expect(sound.code, sound.stderr).to.equal(0);
       expect(sound.stdout).to.match(new RegExp(`^snapshot at seq ${older}: matches the log \\(state hash [0-9a-f]{64}\\)\nsnapshot at seq ${newer}: matches the log`));
@@ -292,6 +293,16 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(wrong.stdout).to.include(`snapshot at seq ${older}: DIFFERS from the log: it cannot be restored: `);
       expect(wrong.stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: it restores to state hash [0-9a-f]{64}, the log folds to [0-9a-f]{64}`));
       expect(wrong.stderr).to.include('2 of 2 snapshots differ from the log');
+      // What the state hash does not cover but a start restores: the head's time (the clock goes on
+      // from it) and the count of fills.
+      await rewriteSnapshot(own, older, () => JSON.parse(before[0]?.state ?? '{}'));
+      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, markets: JSON.parse(before[1]?.state ?? '{}').markets, time: '2099-01-01T00:00:00.000000Z' }));
+      const timed = await check();
+      expect(timed.code).to.equal(1);
+      expect(timed.stdout).to.include(`snapshot at seq ${older}: matches the log`);
+      expect(timed.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: its time is "2099-01-01T00:00:00.000000Z", the log's "`);
+      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, time: JSON.parse(before[1]?.state ?? '{}').time, fills: { ...snapshot.fills, total: snapshot.fills.total + 1000 } }));
+      expect((await check()).stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: its fills.total is \\d+, the log's \\d+`));
       // A digest that does not match, and a chain hash of another log.
       await sql(own, `update snapshots set state_sha256 = repeat('0', 64) where seq = $1`, [older]);
       await sql(own, `update snapshots set chain_hash = repeat('e', 64) where seq = $1`, [newer]);
