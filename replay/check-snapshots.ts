@@ -6,7 +6,8 @@
 // Nothing the snapshot rows say is trusted: their digest, chain hash and content are each checked.
 import pg from 'pg';
 import { Exchange } from '../src/commands/exchange.ts';
-import { restoreSnapshot, takeSnapshot, type StateSnapshot } from '../src/projections/snapshot.ts';
+import type { ExchangeState } from '../src/projections/exchange-state.ts';
+import { restoreSnapshot, type StateSnapshot } from '../src/projections/snapshot.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { SourceUnavailable } from './log-source.ts';
@@ -43,32 +44,32 @@ async function storedSnapshots(url: string): Promise<StoredSnapshot[]> {
   }
 }
 
-/** The snapshot's own faults, or the state hash it restores to. */
-function restoredHash(snapshot: StoredSnapshot): { fault: string } | { hash: string } {
+/** The snapshot's own faults, or the state it restores to. */
+function restored(snapshot: StoredSnapshot): { fault: string } | { state: ExchangeState } {
   if (!snapshot.digestOk) return { fault: 'its SHA-256 does not match its content' };
   try {
     const parsed = JSON.parse(snapshot.state) as StateSnapshot;
     if (parsed.seq !== snapshot.seq) return { fault: `its content is of seq ${String(parsed.seq)}, not its row's` };
-    const restored = new Exchange({ deltaRing: 0 });
-    restoreSnapshot(restored.state, parsed);
-    return { hash: stateHash(restored.state) };
+    const exchange = new Exchange({ deltaRing: 0 });
+    restoreSnapshot(exchange.state, parsed);
+    return { state: exchange.state };
   } catch (err) {
     return { fault: `it cannot be restored: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
 /**
- * What a snapshot restores that the state hash does not cover, against the log's fold: the head's time
- * (the admission clock continues from it after a start) and schema version, and the count of fills
- * (a reset reports it). Null when they agree.
+ * How a restored state differs from the log's fold at the same seq: its state hash, then what a start
+ * restores that the hash does not cover (the head's time, which the admission clock continues from;
+ * the schema version; the count of fills, which a reset reports). Null when they agree.
  */
-function outsideTheHash(snapshot: StoredSnapshot, exchange: Exchange): string | null {
-  const stored = JSON.parse(snapshot.state) as StateSnapshot;
-  const ours = takeSnapshot(exchange.state);
+function difference(state: ExchangeState, log: ExchangeState, logHash: string): string | null {
+  const hash = stateHash(state);
+  if (hash !== logHash) return `it restores to state hash ${hash}, the log folds to ${logHash}`;
   for (const [what, a, b] of [
-    ['time', stored.time, ours.time],
-    ['schema', stored.schema, ours.schema],
-    ['fills.total', stored.fills.total, ours.fills.total],
+    ['time', state.time, log.time],
+    ['schema', state.schema, log.schema],
+    ['fills.total', state.fills.count, log.fills.count],
   ] as const) {
     if (a !== b) return `its ${what} is ${JSON.stringify(a)}, the log's ${JSON.stringify(b)}`;
   }
@@ -88,10 +89,8 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
     let fault: string | null = null;
     if (snapshot.chainHash !== verifier.headHash) fault = `its chain hash ${snapshot.chainHash} is not the log's at seq ${snapshot.seq} (${verifier.headHash})`;
     else {
-      const restored = restoredHash(snapshot);
-      if ('fault' in restored) fault = restored.fault;
-      else if (restored.hash !== logHash) fault = `it restores to state hash ${restored.hash}, the log folds to ${logHash}`;
-      else fault = outsideTheHash(snapshot, exchange);
+      const got = restored(snapshot);
+      fault = 'fault' in got ? got.fault : difference(got.state, exchange.state, logHash);
     }
     verdicts.push({ seq: snapshot.seq, fault, logStateHash: logHash });
   };
