@@ -91,7 +91,6 @@ export class PostgresPersistence implements Persistence {
 
   async recover(exchange: Exchange): Promise<void> {
     if (this.recovered !== null) throw new Error('persistence: recover runs once, at startup');
-    if (exchange.seq !== 0) throw new Error('persistence: recover needs a fresh exchange');
     const head = await recoverExchange(this.pool, exchange, this.logger, { useSnapshots: !this.ignoreSnapshots });
     this.adopt(exchange, head);
   }
