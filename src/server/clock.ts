@@ -40,7 +40,10 @@ export class AdmissionClock {
  * place, is not one), in less than half the time of randomUUID().toLowerCase() (0.23 against 0.51 µs
  * in one run, 0.14 against 0.33 in another: scratch measurements, Engine, stop 30), and every
  * order submitted takes two (its id and its fills' seed). The random bytes come from the same CSPRNG
- * as randomUUID's (randomFillSync), drawn a pool at a time as randomUUID draws them.
+ * as randomUUID's (randomFillSync), drawn a pool at a time as randomUUID draws them, but a larger pool:
+ * a call costs about the same for 2 KiB as for 16 KiB (5.6 against 8.1 µs here, a system call each),
+ * so 1,024 ids a draw instead of randomUUID's 128 cut that share of an id from ~44 to ~8 ns; in a busy
+ * server each call cost more still (randomFillSync was 1.8% of the matching thread under WS order entry).
  */
 export function flatUuid(): string {
   if (uuidAt === uuidPool.length) {
@@ -61,7 +64,7 @@ export function flatUuid(): string {
   return uuidText.toString('latin1', 0, 36);
 }
 
-const uuidPool = Buffer.alloc(16 * 128);
+const uuidPool = Buffer.alloc(16 * 1024);
 let uuidAt = uuidPool.length;
 /**
  * The text being written: the four dashes stay where they are, the digits are written over. Its own
