@@ -1,5 +1,5 @@
 // A TCP proxy between the service and PostgreSQL, so tests can cut the database away (an outage) and
-// lose a reply at the worst moment (right after COMMIT went out).
+// lose a reply at the worst moment (right after what commits a batch went out).
 import net from 'node:net';
 
 export class TcpProxy {
@@ -9,7 +9,7 @@ export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private down = false;
   private cutAfterCommits = 0;
-  /** How many connections were cut right after forwarding a COMMIT. */
+  /** How many connections were cut right after forwarding what commits a batch. */
   commitsCut = 0;
   port = 0;
 
@@ -53,10 +53,10 @@ export class TcpProxy {
     upstream.on('close', drop);
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
     client.on('data', (chunk: Buffer) => {
-      if (this.cutAfterCommits > 0 && isCommit(chunk)) {
+      if (this.cutAfterCommits > 0 && commits(chunk)) {
         this.cutAfterCommits--;
         this.commitsCut++;
-        // The server gets the COMMIT (and commits); the client never hears back.
+        // The server gets it (and commits); the client never hears back.
         upstream.end(chunk);
         client.destroy();
         this.sockets.delete(client);
@@ -77,7 +77,7 @@ export class TcpProxy {
     this.down = false;
   }
 
-  /** The next n COMMITs reach the server, and their connections are cut before the reply. */
+  /** The next n commits reach the server, and their connections are cut before the reply. */
   cutAfterNextCommits(n: number): void {
     this.cutAfterCommits = n;
   }
@@ -88,8 +88,16 @@ export class TcpProxy {
   }
 }
 
-/** A simple-protocol Query message ('Q', length, text) whose text is COMMIT. */
-function isCommit(chunk: Buffer): boolean {
+/**
+ * What makes the server commit: a simple-protocol Query message ('Q', length, text) whose text is
+ * COMMIT, or the end of a COPY's data (CopyDone: 'c', length 4), which is the last the client sends of a
+ * batch whose query holds its own COMMIT after the COPY (log-channel.ts batchTransaction). A chunk may
+ * hold the last CopyData with it; COPY text data ends in a newline, never in CopyDone's bytes.
+ */
+function commits(chunk: Buffer): boolean {
+  if (chunk.length >= 5 && chunk.subarray(chunk.length - 5).equals(COPY_DONE)) return true;
   if (chunk.length < 6 || chunk[0] !== 0x51) return false;
   return /^commit;?\0$/i.test(chunk.subarray(5).toString('latin1').trim());
 }
+
+const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]);

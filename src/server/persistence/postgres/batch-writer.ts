@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.ts';
 import type { FlushListener, PersistenceMode } from '../persistence.ts';
 import { errorText, sqlState } from './connection.ts';
 import { encodeEvent, EVENT_COLUMNS, type EncodedEvent } from './copy-text.ts';
-import { beginWithNotify } from './log-channel.ts';
+import { batchTransaction } from './log-channel.ts';
 import { LatencyWindow, type LatencyFigures } from './latency-window.ts';
 import { SeqWaiters } from './seq-waiters.ts';
 import type { WriterSession } from './writer-session.ts';
@@ -440,9 +440,14 @@ export class BatchWriter {
       await this.reconcile(batch);
       if (batch.done === batch.events.length) return;
     }
-    // The notification goes out with the commit, never before it: a follower told of seq N finds it.
-    await client.query(beginWithNotify((batch.events[batch.events.length - 1] as ExchangeEvent).seq));
-    const copy = client.query(copyFrom(`copy events (${EVENT_COLUMNS}) from stdin`));
+    // The whole transaction is one query (batchTransaction): its BEGIN, NOTIFY, COPY and COMMIT go out
+    // together and the database answers once, after the commit, where a BEGIN and a COMMIT of their own
+    // were two more round trips a batch with both sides idle: 0.7 and 1.9 ms of a 12.4 ms batch here
+    // (docs/benchmarks.md, PostgreSQL append, stop 31). The stream finishes on the database's
+    // ReadyForQuery, after the commit; an error anywhere (the COPY's, the commit's) fails it, the
+    // session is discarded and the batch reconciled, as before. The notification still goes out with
+    // the commit, never before it: a follower told of seq N finds it.
+    const copy = client.query(copyFrom(batchTransaction((batch.events[batch.events.length - 1] as ExchangeEvent).seq, EVENT_COLUMNS)));
     // The rows go out in pieces of up to PIECE_CHARS. One string of the whole batch (~450 KB at 1,024
     // events) was a large object, and so was its bytes' buffer: memory mapped fresh for every batch and
     // given back after it, a fifth of the writer's time on a machine where a fresh page costs ~12 µs.
@@ -461,10 +466,7 @@ export class BatchWriter {
       chars += row.length;
     }
     copy.end(piece.join(''));
-    const copied = finished(copy);
-    await this.encodeWhile(copied);
-    await copied;
-    const committed = client.query('commit');
+    const committed = finished(copy);
     await this.encodeWhile(committed);
     await committed;
   }
