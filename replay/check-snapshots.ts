@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { ExchangeState } from '../src/projections/exchange-state.ts';
-import { restoreSnapshot, type StateSnapshot } from '../src/projections/snapshot.ts';
+import { restoreSnapshot, SNAPSHOT_VERSION, type StateSnapshot } from '../src/projections/snapshot.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { SourceUnavailable } from './log-source.ts';
@@ -16,14 +16,22 @@ import { LogFault, LogVerifier } from './verify.ts';
 
 export interface SnapshotVerdict {
   readonly seq: number;
-  /** Null when the snapshot is the state the log folds to at its seq; otherwise why not, in words. */
+  /**
+   * How it stands: `matches` the state the log folds to at its seq; `differs` from it (`fault` says
+   * how); `ahead` of the log, which ends before its seq (events it covers are missing from the log:
+   * recovery refuses to start); `unchecked`, written in a snapshot format of another build, which this
+   * build cannot restore and recovery skips (`fault` says which).
+   */
+  readonly status: 'matches' | 'differs' | 'ahead' | 'unchecked';
+  /** Null when it matches; otherwise why not, in words. */
   readonly fault: string | null;
-  /** The state hash of the log at the snapshot's seq (null when the log ends before it). */
+  /** The state hash of the log at the snapshot's seq (null when the log ends before it or it was not checked). */
   readonly logStateHash: string | null;
 }
 
 interface StoredSnapshot {
   readonly seq: number;
+  readonly formatVersion: number;
   readonly chainHash: string;
   readonly digestOk: boolean;
   readonly state: string;
@@ -32,11 +40,11 @@ interface StoredSnapshot {
 async function storedSnapshots(url: string): Promise<StoredSnapshot[]> {
   const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'exchange-replay-snapshots' });
   try {
-    const { rows } = await pool.query<{ seq: string; chain_hash: string; ok: boolean; state: string }>(
+    const { rows } = await pool.query<{ seq: string; format_version: number; chain_hash: string; ok: boolean; state: string }>(
       // The digest is checked by the database, as recovery checks it.
-      `select seq, chain_hash, encode(sha256(convert_to(state, 'UTF8')), 'hex') = state_sha256 as ok, state from snapshots order by seq`,
+      `select seq, format_version, chain_hash, encode(sha256(convert_to(state, 'UTF8')), 'hex') = state_sha256 as ok, state from snapshots order by seq`,
     );
-    return rows.map((r) => ({ seq: Number(r.seq), chainHash: r.chain_hash, digestOk: r.ok, state: r.state }));
+    return rows.map((r) => ({ seq: Number(r.seq), formatVersion: r.format_version, chainHash: r.chain_hash, digestOk: r.ok, state: r.state }));
   } catch (err) {
     throw new SourceUnavailable(`cannot read snapshots from ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
@@ -85,6 +93,12 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
   const verifier = new LogVerifier();
   let next = 0;
   const judge = (snapshot: StoredSnapshot): void => {
+    // Another build's format: this one cannot restore it (nor can its recovery, which skips it), so
+    // there is nothing to compare; it is not called wrong for that.
+    if (snapshot.formatVersion !== SNAPSHOT_VERSION) {
+      verdicts.push({ seq: snapshot.seq, status: 'unchecked', fault: `its format ${snapshot.formatVersion} is not this build's (${SNAPSHOT_VERSION}): recovery skips it`, logStateHash: null });
+      return;
+    }
     const logHash = stateHash(exchange.state);
     let fault: string | null = null;
     if (snapshot.chainHash !== verifier.headHash) fault = `its chain hash ${snapshot.chainHash} is not the log's at seq ${snapshot.seq} (${verifier.headHash})`;
@@ -92,7 +106,7 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
       const got = restored(snapshot);
       fault = 'fault' in got ? got.fault : difference(got.state, exchange.state, logHash);
     }
-    verdicts.push({ seq: snapshot.seq, fault, logStateHash: logHash });
+    verdicts.push({ seq: snapshot.seq, status: fault === null ? 'matches' : 'differs', fault, logStateHash: logHash });
   };
   // A snapshot at seq 0 would be of the empty state: none is ever written, but one is judged as such.
   while (next < snapshots.length && (snapshots[next] as StoredSnapshot).seq <= 0) judge(snapshots[next++] as StoredSnapshot);
@@ -110,7 +124,8 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
   }
   for (; next < snapshots.length; next++) {
     const snapshot = snapshots[next] as StoredSnapshot;
-    verdicts.push({ seq: snapshot.seq, fault: `the log ends at seq ${exchange.seq}, before it`, logStateHash: null });
+    if (snapshot.formatVersion !== SNAPSHOT_VERSION) judge(snapshot);
+    else verdicts.push({ seq: snapshot.seq, status: 'ahead', fault: `the log ends at seq ${exchange.seq}, before it`, logStateHash: null });
   }
   return verdicts;
 }

@@ -36,7 +36,8 @@ commands
   import    restore an exported log (--file) into an EMPTY database (--pg or --database): the whole file is
             verified first (every chain hash; every event applicable), then loaded in one transaction
   snapshots check every snapshot a database holds against its log (--pg or --database): at each one's seq,
-            the snapshot restored must have the state hash the log folds to (exit 0 / 1)
+            the snapshot restored must have the state hash the log folds to (exit 0 / 1; a snapshot in
+            another build's format is listed as not checked)
 
 source (one of)
   --file PATH          an NDJSON log: an export of this tool, or GET /api/v1/admin/events
@@ -58,10 +59,28 @@ options for export
 import takes both: --file PATH (the log) and --pg or --database URL (the empty target)
 
 exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq; prove: not proved; snapshots: one
-            differs), 2 usage, 3 source unavailable,
+            differs or lies past the log's end), 2 usage (an option the command does not use too),
+            3 source unavailable,
             4 import: the target database is not empty (or an exchange is running on it)`;
 
 class UsageError extends Error {}
+
+/**
+ * The commands each option means something to. An option given to another command is refused rather
+ * than ignored: `verify --view fills` or `snapshots --until-seq 100` would otherwise run as if it were
+ * not there, and the caller would take the answer for the one they asked. (--quiet, which only silences
+ * a progress line, is taken by every command.)
+ */
+const OPTION_COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  'until-seq': ['verify', 'audit', 'state'],
+  'until-time': ['verify', 'audit', 'state'],
+  view: ['state'],
+  format: ['state'],
+  'state-hash': ['state'],
+  audit: ['verify', 'state'],
+  out: ['export'],
+  label: ['prove'],
+};
 
 interface Options {
   readonly command: string;
@@ -102,6 +121,11 @@ function parse(argv: string[]): Options | 'help' {
   const command = positionals[0] as string;
   if (!['verify', 'audit', 'state', 'export', 'prove', 'import', 'snapshots'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  for (const [option, commands] of Object.entries(OPTION_COMMANDS)) {
+    if ((values as Record<string, unknown>)[option] !== undefined && !commands.includes(command)) {
+      throw new UsageError(`--${option} does not apply to ${command} (only to ${commands.join(', ')})`);
+    }
+  }
   const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
   if (command === 'import') {
     if (values.file === undefined || database === undefined) throw new UsageError('import needs --file PATH (the exported log) and --pg or --database URL (the empty target)');
@@ -200,15 +224,25 @@ async function checkStoredSnapshots(o: Options): Promise<number> {
     return EXIT.ok;
   }
   for (const v of verdicts) {
-    if (v.fault === null) process.stdout.write(`snapshot at seq ${v.seq}: matches the log (state hash ${v.logStateHash ?? ''})\n`);
-    else process.stdout.write(`snapshot at seq ${v.seq}: DIFFERS from the log: ${v.fault}\n`);
+    if (v.status === 'matches') process.stdout.write(`snapshot at seq ${v.seq}: matches the log (state hash ${v.logStateHash ?? ''})\n`);
+    else if (v.status === 'unchecked') process.stdout.write(`snapshot at seq ${v.seq}: not checked: ${v.fault ?? ''}\n`);
+    else process.stdout.write(`snapshot at seq ${v.seq}: DIFFERS from the log: ${v.fault ?? ''}\n`);
   }
-  const bad = verdicts.filter((v) => v.fault !== null).length;
-  if (bad > 0) {
-    process.stderr.write(`replay: ${bad} of ${verdicts.length} snapshots differ from the log (recovery may start from one; delete them: delete from snapshots where seq in (...))\n`);
-    return EXIT.fault;
+  const differ = verdicts.filter((v) => v.status === 'differs').map((v) => v.seq);
+  const ahead = verdicts.filter((v) => v.status === 'ahead').map((v) => v.seq);
+  // Different advice: a wrong snapshot is only in recovery's way, and deleting it loses nothing; a
+  // snapshot past the log's end means the log lost events, and deleting the snapshot would let the
+  // exchange start without them.
+  if (differ.length > 0) {
+    process.stderr.write(`replay: ${differ.length} of ${verdicts.length} snapshots differ from the log (recovery may start from one; delete them: delete from snapshots where seq in (${differ.join(', ')}))\n`);
   }
-  return EXIT.ok;
+  if (ahead.length > 0) {
+    process.stderr.write(
+      `replay: the log ends before ${ahead.length} of ${verdicts.length} snapshots (seq ${ahead.join(', ')}): it is missing events they cover, and recovery refuses to start; ` +
+        'restore the log from a backup (an export) rather than delete the snapshots, which would start the exchange without those events\n',
+    );
+  }
+  return differ.length > 0 || ahead.length > 0 ? EXIT.fault : EXIT.ok;
 }
 
 export async function main(argv: string[]): Promise<number> {

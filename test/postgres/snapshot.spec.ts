@@ -310,6 +310,25 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(tampered.code).to.equal(1);
       expect(tampered.stdout).to.include(`snapshot at seq ${older}: DIFFERS from the log: its SHA-256 does not match its content`);
       expect(tampered.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: its chain hash ${'e'.repeat(64)} is not the log's at seq ${newer}`);
+      expect(tampered.stderr).to.include(`delete from snapshots where seq in (${older}, ${newer})`);
+      // Another build's format: recovery skips it and this build cannot restore it, so it is listed as
+      // not checked and not called wrong (it was `DIFFERS ... cannot be restored`, exit 1).
+      await rewriteSnapshot(own, older, () => JSON.parse(before[0]?.state ?? '{}'));
+      await rewriteSnapshot(own, newer, () => JSON.parse(before[1]?.state ?? '{}'));
+      await sql(own, `update snapshots set chain_hash = (select hash from events where seq = $1) where seq = $1`, [newer]);
+      await sql(own, `update snapshots set format_version = format_version - 1 where seq = $1`, [older]);
+      const old = await check();
+      expect(old.code, old.stderr).to.equal(0);
+      expect(old.stdout).to.match(new RegExp(`snapshot at seq ${older}: not checked: its format \\d+ is not this build's \\(\\d+\\): recovery skips it\nsnapshot at seq ${newer}: matches the log`));
+      // A log that ends before a snapshot lost events the snapshot covers: the advice is to restore the
+      // log, not to delete the snapshot (which would let the exchange start without those events).
+      await sql(own, `set session_replication_role = replica; delete from events where seq > ${newer - 5}`);
+      const cut = await check();
+      expect(cut.code).to.equal(1);
+      expect(cut.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: the log ends at seq ${newer - 5}, before it`);
+      expect(cut.stderr).to.include(`the log ends before 1 of 2 snapshots (seq ${newer}): it is missing events they cover`);
+      expect(cut.stderr).to.include('restore the log from a backup');
+      expect(cut.stderr).to.not.include('delete from snapshots');
     });
   });
 });

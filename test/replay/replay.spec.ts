@@ -174,4 +174,24 @@ describe('replay: clear exits for bad sources and usage', function () {
     expect(r.stderr).to.include('usage: npm run replay');
     expect((await replay('--help')).code).to.equal(0);
   });
+
+  it('an option the command does not use is refused (exit 2), not ignored', async () => {
+    const log = fixturePath('reset-between-rounds', 'ndjson');
+    for (const [args, message] of [
+      [['verify', '--file', log, '--view', 'fills'], '--view does not apply to verify (only to state)'],
+      [['audit', '--file', log, '--state-hash'], '--state-hash does not apply to audit (only to state)'],
+      [['export', '--pg', '--until-seq', '5'], '--until-seq does not apply to export (only to verify, audit, state)'],
+      [['snapshots', '--pg', '--until-time', '2026-01-01T00:00:00Z'], '--until-time does not apply to snapshots'],
+      [['prove', '--file', log, '--out', 'x.ndjson'], '--out does not apply to prove (only to export)'],
+      [['state', '--file', log, '--label', 'final'], '--label does not apply to state (only to prove)'],
+    ] as const) {
+      const r = await replay(...args);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.stderr, args.join(' ')).to.include(message);
+    }
+    // Where they apply, as before: a prefix verified, and --quiet taken by any command.
+    const prefix = await replay('verify', '--file', log, '--until-seq', '10', '--quiet');
+    expect(prefix.code, prefix.stderr).to.equal(0);
+    expect(prefix.stdout).to.match(/^ok: 10 events/);
+  });
 });
