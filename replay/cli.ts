@@ -77,7 +77,7 @@ const OPTION_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   view: ['state'],
   format: ['state'],
   'state-hash': ['state'],
-  audit: ['verify', 'state'],
+  audit: ['verify', 'audit', 'state'],
   out: ['export'],
   label: ['prove'],
 };
