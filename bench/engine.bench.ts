@@ -7,7 +7,7 @@
 // in a Map, drop it) runs in the same process, so the ratio stays meaningful on a noisy machine. Under
 // each run, its latency by what each command did (rested, traded against 1, 2 or 3+ orders, cancel,
 // amend, refused), and which of those make the slowest 1%. Under the base mix, the machine's own tail:
-// fixed work sized to the run's median, timed the same way, the floor under the p99 and p99.9 goals.
+// fixed work sized to the run's median, timed the same way: what the machine alone does to the p99.9.
 //
 //   npm run bench:engine            (all sizes)
 //   npm run bench:engine -- 1000    (one size)
@@ -293,12 +293,16 @@ let pageMicros = Number.NaN;
 /**
  * The machine's own tail at the engine's scale: the same number of iterations of fixed work (reads and
  * a write of an array of doubles, no allocation) sized to the run's median command, each timed as
- * runEngine times a command. Whatever stretches an iteration past its median (the host taking the core
- * away, interrupts, a timer) stretches commands as often; no command can show a p99 or p99.9 under this
- * one's. On the machines of stops 25-31 fixed work of ~1.4 µs had a p99 of 1.5 µs but a p99.9 of ~40 µs,
- * so the p99.9 goal (20 µs) cannot be shown there whatever the engine does (docs/benchmarks.md, stop 31).
+ * runEngine times a command, right after the run. What stretches an iteration (the host taking the core
+ * away, interrupts) strikes at moments, not at kinds of work: a run of the same length meets as many
+ * such moments, and the engine's run, whose mean command is longer than its median, meets at least as
+ * many. So the share of iterations over the p99.9 goal (20 µs) estimates the share of commands pushed
+ * over it by the machine alone: above 0.1%, the goal cannot be shown in this run whatever the engine
+ * does. An estimate from one sample of a machine that changes from minute to minute, not a bound. On
+ * stop 31's machine fixed work of ~1.6 µs had a p99 of 1.6-3.5 µs but a p99.9 of 38-50 µs
+ * (docs/benchmarks.md, Engine, stop 31).
  */
-function machineTail(count: number, medianMicros: number): { p50: number; p99: number; p999: number } {
+function machineTail(count: number, medianMicros: number): { p50: number; p99: number; p999: number; overGoal: number } {
   const cells = new Float64Array(4096);
   let sink = 0;
   const work = (k: number, steps: number): void => {
@@ -326,8 +330,10 @@ function machineTail(count: number, medianMicros: number): { p50: number; p99: n
   const perStep = Math.max(1e-3, (large - small) / 1000);
   const steps = Math.max(1, Math.round(100 + (medianMicros * 1000 - small) / perStep));
   const sorted = timed(count, steps);
+  let overGoal = 0;
+  for (let i = sorted.length - 1; i >= 0 && (sorted[i] as number) > 20_000; i--) overGoal++;
   if (sink === -1) console.log(sink);
-  return { p50: percentile(sorted, 0.5) / 1000, p99: percentile(sorted, 0.99) / 1000, p999: percentile(sorted, 0.999) / 1000 };
+  return { p50: percentile(sorted, 0.5) / 1000, p99: percentile(sorted, 0.99) / 1000, p999: percentile(sorted, 0.999) / 1000, overGoal: overGoal / count };
 }
 
 function heapUsed(): number {
@@ -385,7 +391,10 @@ async function measure(size: number): Promise<void> {
   const memory = MEMORY ? `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B` : '';
   report(size, 'base mix      ', r, reference, memory);
   const floor = machineTail(COMMANDS, r.p50);
-  console.log(`  machine's tail: ${COMMANDS.toLocaleString('en-US')} iterations of fixed work sized to the run's median, timed as the commands are: p50 ${floor.p50.toFixed(2)} µs  p99 ${floor.p99.toFixed(2)} µs  p99.9 ${floor.p999.toFixed(2)} µs (no run can show a tail under this one's)`);
+  console.log(
+    `  machine's tail: ${COMMANDS.toLocaleString('en-US')} iterations of fixed work sized to the run's median, timed as the commands are: p50 ${floor.p50.toFixed(2)} µs  p99 ${floor.p99.toFixed(2)} µs  p99.9 ${floor.p999.toFixed(2)} µs; ` +
+      `${(100 * floor.overGoal).toFixed(3)}% over 20 µs (above 0.1%, the machine alone keeps this run's p99.9 over the goal)`,
+  );
   if (BASE_ONLY) return;
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
   s = null;

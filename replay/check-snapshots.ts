@@ -19,8 +19,9 @@ export interface SnapshotVerdict {
   /**
    * How it stands: `matches` the state the log folds to at its seq; `differs` from it (`fault` says
    * how); `ahead` of the log, which ends before its seq (events it covers are missing from the log:
-   * recovery refuses to start); `unchecked`, written in a snapshot format of another build, which this
-   * build cannot restore and recovery skips (`fault` says which).
+   * recovery refuses to start), whatever its format; `unchecked`, within the log but written in a
+   * snapshot format of another build, which this build cannot restore and recovery skips (`fault` says
+   * which).
    */
   readonly status: 'matches' | 'differs' | 'ahead' | 'unchecked';
   /** Null when it matches; otherwise why not, in words. */
@@ -122,10 +123,11 @@ export async function checkSnapshots(o: RebuildOptions & { readonly database: st
       if (next === snapshots.length) break reading;
     }
   }
+  // Past the log's end, whatever the format: a snapshot is only written at a committed seq, so the log
+  // once reached it (recovery refuses such a log for the same reason).
   for (; next < snapshots.length; next++) {
     const snapshot = snapshots[next] as StoredSnapshot;
-    if (snapshot.formatVersion !== SNAPSHOT_VERSION) judge(snapshot);
-    else verdicts.push({ seq: snapshot.seq, status: 'ahead', fault: `the log ends at seq ${exchange.seq}, before it`, logStateHash: null });
+    verdicts.push({ seq: snapshot.seq, status: 'ahead', fault: `the log ends at seq ${exchange.seq}, before it`, logStateHash: null });
   }
   return verdicts;
 }

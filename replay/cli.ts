@@ -44,18 +44,21 @@ source (one of)
   --database URL       a PostgreSQL database holding the exchange's events table
   --pg                 the same, with DATABASE_URL from the environment
 
-options for state
+options for verify, audit and state
   --until-seq N        stop after event N (e.g. the seq just before a reset, to publish the old round)
   --until-time T       stop after the last event at or before time T (RFC 3339)
+  --audit              re-run matching while rebuilding (verify and state; audit always does)
+options for state
   --view V             leaderboard | positions | open-orders | fills | markets | all (default all)
   --format F           json (default) | csv (needs one --view)
   --state-hash         print only the state hash (equal to the live server's at the same seq)
-  --audit              re-run matching while rebuilding
 options for prove
   --label L            the standings with this label (default: the newest frozen standings)
 options for export
   --out PATH           write there instead of stdout
+options for every command
   --quiet              no progress line on stderr
+an option a command does not use is refused (exit 2)
 import takes both: --file PATH (the log) and --pg or --database URL (the empty target)
 
 exit codes: 0 ok, 1 the log is faulty (the message names the first bad seq; prove: not proved; snapshots: one
@@ -148,6 +151,8 @@ function parse(argv: string[]): Options | 'help' {
   const format = (values.format ?? 'json') as 'json' | 'csv';
   if (format !== 'json' && format !== 'csv') throw new UsageError('--format must be json or csv');
   if (format === 'csv' && view === 'all') throw new UsageError('--format csv needs one --view');
+  // --state-hash prints the hash alone: a view or a format given with it would be ignored.
+  if (values['state-hash'] === true && (values.view !== undefined || values.format !== undefined)) throw new UsageError('--state-hash prints only the hash: drop --view and --format');
   return {
     command,
     file: values.file,
@@ -226,6 +231,7 @@ async function checkStoredSnapshots(o: Options): Promise<number> {
   for (const v of verdicts) {
     if (v.status === 'matches') process.stdout.write(`snapshot at seq ${v.seq}: matches the log (state hash ${v.logStateHash ?? ''})\n`);
     else if (v.status === 'unchecked') process.stdout.write(`snapshot at seq ${v.seq}: not checked: ${v.fault ?? ''}\n`);
+    else if (v.status === 'ahead') process.stdout.write(`snapshot at seq ${v.seq}: PAST THE LOG'S END: ${v.fault ?? ''}\n`);
     else process.stdout.write(`snapshot at seq ${v.seq}: DIFFERS from the log: ${v.fault ?? ''}\n`);
   }
   const differ = verdicts.filter((v) => v.status === 'differs').map((v) => v.seq);

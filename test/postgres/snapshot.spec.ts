@@ -131,6 +131,17 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       );
       expect(error).to.be.instanceOf(LogIntegrityError);
       expect((error as Error).message).to.match(new RegExp(`ends at seq ${seq - 5}, but a snapshot was taken at seq ${seq}`));
+      // Whatever build wrote the snapshot: one of another format (which recovery does not restore)
+      // still says the log once reached its seq. It was skipped for its format first, and the cut log
+      // started with its lost events unnoticed.
+      await sql(own, 'update snapshots set format_version = format_version - 1 where seq = $1', [seq]);
+      error = null;
+      await openInstance(own).then(
+        (instance) => instance.close(),
+        (err: unknown) => (error = err),
+      );
+      expect(error).to.be.instanceOf(LogIntegrityError);
+      expect((error as Error).message).to.match(new RegExp(`ends at seq ${seq - 5}, but a snapshot was taken at seq ${seq}`));
       // Told to ignore snapshots, an operator can still start on what is left.
       const truncated = await openInstance(own, {}, { ignoreSnapshots: true });
       try {
@@ -325,10 +336,15 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       await sql(own, `set session_replication_role = replica; delete from events where seq > ${newer - 5}`);
       const cut = await check();
       expect(cut.code).to.equal(1);
-      expect(cut.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: the log ends at seq ${newer - 5}, before it`);
+      expect(cut.stdout).to.include(`snapshot at seq ${newer}: PAST THE LOG'S END: the log ends at seq ${newer - 5}, before it`);
       expect(cut.stderr).to.include(`the log ends before 1 of 2 snapshots (seq ${newer}): it is missing events they cover`);
       expect(cut.stderr).to.include('restore the log from a backup');
       expect(cut.stderr).to.not.include('delete from snapshots');
+      // Past the end whatever its format: the log once reached its seq.
+      await sql(own, `update snapshots set format_version = format_version - 1 where seq = $1`, [newer]);
+      const cutOld = await check();
+      expect(cutOld.code).to.equal(1);
+      expect(cutOld.stdout).to.include(`snapshot at seq ${newer}: PAST THE LOG'S END: the log ends at seq ${newer - 5}, before it`);
     });
   });
 });

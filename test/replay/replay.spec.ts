@@ -184,6 +184,9 @@ describe('replay: clear exits for bad sources and usage', function () {
       [['snapshots', '--pg', '--until-time', '2026-01-01T00:00:00Z'], '--until-time does not apply to snapshots'],
       [['prove', '--file', log, '--out', 'x.ndjson'], '--out does not apply to prove (only to export)'],
       [['state', '--file', log, '--label', 'final'], '--label does not apply to state (only to prove)'],
+      [['verify', '--file', log, '--format', 'csv'], '--format does not apply to verify (only to state)'],
+      [['prove', '--file', log, '--audit'], '--audit does not apply to prove (only to verify, audit, state)'],
+      [['state', '--file', log, '--state-hash', '--view', 'fills'], '--state-hash prints only the hash: drop --view and --format'],
     ] as const) {
       const r = await replay(...args);
       expect(r.code, args.join(' ')).to.equal(2);
@@ -193,5 +196,8 @@ describe('replay: clear exits for bad sources and usage', function () {
     const prefix = await replay('verify', '--file', log, '--until-seq', '10', '--quiet');
     expect(prefix.code, prefix.stderr).to.equal(0);
     expect(prefix.stdout).to.match(/^ok: 10 events/);
+    const audited = await replay('audit', '--file', log, '--audit', '--until-seq', '10');
+    expect(audited.code, audited.stderr).to.equal(0);
+    expect(audited.stdout).to.match(/^ok: 10 events, .*every outcome re-run and matched/);
   });
 });

@@ -60,12 +60,15 @@ export async function loadNewestSnapshot(pool: pg.Pool, logger: Logger, below = 
   for (const row of rows) {
     const seq = Number(row.seq);
     const skip = (why: string) => logger.warn({ seq, why }, 'snapshot skipped');
+    // Before the format: a snapshot is only ever written at a committed seq, so one past the log's end
+    // says committed events are gone, whatever build wrote it (skipped first, a snapshot of an older
+    // format let a cut log start, its lost events unnoticed).
+    const head = Number(row.head ?? 0);
+    if (row.event_hash === null && seq > head) throw new SnapshotAheadOfLog(seq, head);
     if (row.format_version !== SNAPSHOT_VERSION) {
       skip(`format ${row.format_version} is not ${SNAPSHOT_VERSION}`);
       continue;
     }
-    const head = Number(row.head ?? 0);
-    if (row.event_hash === null && seq > head) throw new SnapshotAheadOfLog(seq, head);
     if (row.event_hash !== row.chain_hash) {
       skip(row.event_hash === null ? 'its seq is not in the events table' : 'its chain hash differs from the stored event');
       continue;
