@@ -322,13 +322,20 @@ function machineTail(count: number, medianMicros: number): { p50: number; p99: n
     }
     return lat.sort();
   };
-  // Sized to the median by two short trials (an iteration costs a fixed part, the timing's own, and a
-  // part per step), after one to warm the JIT.
+  // Sized to the median: a first guess from two short trials (an iteration costs a fixed part, the
+  // timing's own, and a part per step), then corrected by trials at the guess until an iteration's
+  // median is within 5% of the target (a slow spell during one trial would otherwise skew the size).
   timed(20_000, 100);
   const small = percentile(timed(20_000, 100), 0.5);
   const large = percentile(timed(20_000, 1100), 0.5);
   const perStep = Math.max(1e-3, (large - small) / 1000);
-  const steps = Math.max(1, Math.round(100 + (medianMicros * 1000 - small) / perStep));
+  const target = medianMicros * 1000;
+  let steps = Math.max(1, Math.round(100 + (target - small) / perStep));
+  for (let trial = 0; trial < 6; trial++) {
+    const median = percentile(timed(20_000, steps), 0.5);
+    if (Math.abs(median - target) <= 0.05 * target) break;
+    steps = Math.max(1, Math.round(steps + (target - median) / perStep));
+  }
   const sorted = timed(count, steps);
   let overGoal = 0;
   for (let i = sorted.length - 1; i >= 0 && (sorted[i] as number) > 20_000; i--) overGoal++;
