@@ -33,6 +33,9 @@ describe('PostgreSQL batch writer', function () {
     const stored = await storedLog(url);
     checkChain(stored);
     expect(stored.map((r) => canonicalJson(r.event))).to.deep.equal(result.events.map((e) => canonicalJson(e)));
+    // Full batches queued behind the one on its way had their COPY data built ahead, and that data is
+    // what was stored (the chain and the texts above).
+    expect(instance.persistence.writer.payloadsBuiltAhead).to.be.greaterThan(0);
   });
 
   it('keeps text exactly, NUL and lone surrogates included (the parsed data shows U+FFFD; the canonical record is exact)', async () => {

@@ -42,6 +42,8 @@ interface Batch {
   readonly events: ExchangeEvent[];
   readonly hashes: string[];
   readonly rows: string[];
+  /** Its COPY data, built while the batch before it was on its way (null: built when it is written). */
+  readonly payload: Buffer[] | null;
   /** How many leading events of the batch are known to be committed. */
   done: number;
   /** A write of it failed: what the database holds must be checked before writing again. */
@@ -69,6 +71,8 @@ export class BatchWriter {
   private oldestAt = 0;
   /** Encodings of the first queued events, made while the previous batch was being written. */
   private ahead: EncodedEvent[] = [];
+  /** The COPY data of the first batchSize events of `ahead`, once built (encodeWhile). */
+  private aheadPayload: Buffer[] | null = null;
   private batch: Batch | null = null;
   /** Chain hash of the last event encoded. */
   private preparedHash: string;
@@ -80,6 +84,8 @@ export class BatchWriter {
   onFlush: FlushListener | null = null;
   /** Batches whose commit reply was lost but which the database turned out to hold (see reconcile). */
   unacknowledgedCommitsFound = 0;
+  /** Batches whose COPY data was built while the one before was on its way (encodeWhile), for tests. */
+  payloadsBuiltAhead = 0;
   private totalEnqueued = 0;
   private totalFlushes = 0;
   private lastError: string | null = null;
@@ -371,6 +377,9 @@ export class BatchWriter {
     this.encodeAhead(n);
     const encoded = this.ahead.length === n ? this.ahead : this.ahead.slice(0, n);
     this.ahead = this.ahead.length === n ? [] : this.ahead.slice(n);
+    // Built for a full batch of the first events ahead, which this batch is when it is full.
+    const payload = n === this.options.batchSize ? this.aheadPayload : null;
+    this.aheadPayload = null;
     const events = this.queue.slice(this.queueHead, this.queueHead + n);
     this.queueHead += n;
     if (this.queueHead === this.queue.length) {
@@ -393,7 +402,7 @@ export class BatchWriter {
       this.capacityWait = null;
       wait.resolve();
     }
-    return { events, hashes, rows, done: 0, uncertain: false };
+    return { events, hashes, rows, payload, done: 0, uncertain: false };
   }
 
   /** One attempt at a batch: true once it is all committed. */
@@ -453,19 +462,28 @@ export class BatchWriter {
     // given back after it, a fifth of the writer's time on a machine where a fresh page costs ~12 µs.
     // Pieces this size are born in the young generation, and their buffers come from memory the process
     // reuses.
-    let piece: string[] = [];
-    let chars = 0;
-    for (let i = batch.done; i < batch.rows.length; i++) {
-      const row = batch.rows[i] as string;
-      if (chars + row.length > PIECE_CHARS && piece.length > 0) {
-        copy.write(piece.join(''));
-        piece = [];
-        chars = 0;
+    // Built ahead (encodeWhile) when the batch before had its data out before this one was encoded:
+    // then the database, done with that one, is not kept waiting while these rows are joined and
+    // encoded (1.6 ms of a 11.4 ms batch here, with the database idle).
+    if (batch.payload !== null && batch.done === 0) {
+      this.payloadsBuiltAhead++;
+      for (const piece of batch.payload) copy.write(piece);
+      copy.end();
+    } else {
+      let piece: string[] = [];
+      let chars = 0;
+      for (let i = batch.done; i < batch.rows.length; i++) {
+        const row = batch.rows[i] as string;
+        if (chars + row.length > PIECE_CHARS && piece.length > 0) {
+          copy.write(piece.join(''));
+          piece = [];
+          chars = 0;
+        }
+        piece.push(row);
+        chars += row.length;
       }
-      piece.push(row);
-      chars += row.length;
+      copy.end(piece.join(''));
     }
-    copy.end(piece.join(''));
     const committed = finished(copy);
     await this.encodeWhile(committed);
     await committed;
@@ -484,9 +502,27 @@ export class BatchWriter {
       settled = true;
     };
     pending.then(settle, settle);
-    while (!settled && this.ahead.length < Math.min(this.queueLength, this.options.batchSize)) {
-      this.encodeAhead(Math.min(this.ahead.length + ENCODE_SLICE, this.options.batchSize));
+    const size = this.options.batchSize;
+    while (!settled && this.ahead.length < Math.min(this.queueLength, size)) {
+      this.encodeAhead(Math.min(this.ahead.length + ENCODE_SLICE, size));
       await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // A full next batch encoded with time to spare: its COPY data too, a piece a turn (a piece begun
+    // and not finished when the answer comes is dropped; write builds it then).
+    if (settled || this.aheadPayload !== null || this.ahead.length < size) return;
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < size && !settled; ) {
+      const parts: string[] = [];
+      let chars = 0;
+      for (; i < size; i++) {
+        const row = (this.ahead[i] as EncodedEvent).row;
+        if (chars + row.length > PIECE_CHARS && parts.length > 0) break;
+        parts.push(row);
+        chars += row.length;
+      }
+      pieces.push(Buffer.from(parts.join(''), 'utf8'));
+      if (i === size) this.aheadPayload = pieces;
+      else await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
