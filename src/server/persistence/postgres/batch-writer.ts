@@ -470,19 +470,12 @@ export class BatchWriter {
       for (const piece of batch.payload) copy.write(piece);
       copy.end();
     } else {
-      let piece: string[] = [];
-      let chars = 0;
-      for (let i = batch.done; i < batch.rows.length; i++) {
-        const row = batch.rows[i] as string;
-        if (chars + row.length > PIECE_CHARS && piece.length > 0) {
-          copy.write(piece.join(''));
-          piece = [];
-          chars = 0;
-        }
-        piece.push(row);
-        chars += row.length;
+      for (let i = batch.done; i < batch.rows.length; ) {
+        const end = pieceEnd(batch.rows, i);
+        copy.write(batch.rows.slice(i, end).join(''));
+        i = end;
       }
-      copy.end(piece.join(''));
+      copy.end();
     }
     const committed = finished(copy);
     await this.encodeWhile(committed);
@@ -510,17 +503,12 @@ export class BatchWriter {
     // A full next batch encoded with time to spare: its COPY data too, a piece a turn. If the answer
     // comes before the last piece, the pieces built so far are dropped and write builds them then.
     if (settled || this.aheadPayload !== null || this.ahead.length < size) return;
+    const rows = this.ahead.slice(0, size).map((e) => e.row);
     const pieces: Buffer[] = [];
     for (let i = 0; i < size && !settled; ) {
-      const parts: string[] = [];
-      let chars = 0;
-      for (; i < size; i++) {
-        const row = (this.ahead[i] as EncodedEvent).row;
-        if (chars + row.length > PIECE_CHARS && parts.length > 0) break;
-        parts.push(row);
-        chars += row.length;
-      }
-      pieces.push(Buffer.from(parts.join(''), 'utf8'));
+      const end = pieceEnd(rows, i);
+      pieces.push(Buffer.from(rows.slice(i, end).join(''), 'utf8'));
+      i = end;
       if (i === size) this.aheadPayload = pieces;
       else await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -566,4 +554,12 @@ export class BatchWriter {
 function permanent(err: unknown): boolean {
   const state = sqlState(err);
   return state !== null && (state.startsWith('22') || state.startsWith('42'));
+}
+
+/** Where the COPY piece that starts at rows[from] ends: as many rows as fit in PIECE_CHARS, at least one. */
+function pieceEnd(rows: readonly string[], from: number): number {
+  let chars = (rows[from] as string).length;
+  let end = from + 1;
+  while (end < rows.length && chars + (rows[end] as string).length <= PIECE_CHARS) chars += (rows[end++] as string).length;
+  return end;
 }
