@@ -12,7 +12,7 @@ import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { SourceUnavailable } from './log-source.ts';
-import { checkSnapshots } from './check-snapshots.ts';
+import { checkSnapshots, type SnapshotVerdict } from './check-snapshots.ts';
 import { prove } from './prove.ts';
 import { importLog, TargetNotEmpty } from './import.ts';
 import { rebuild } from './rebuild.ts';
@@ -222,6 +222,13 @@ async function proveStandings(o: Options): Promise<number> {
   return EXIT.ok;
 }
 
+const VERDICT_WORDS: Readonly<Record<SnapshotVerdict['status'], string>> = {
+  matches: 'matches the log',
+  differs: 'DIFFERS from the log:',
+  ahead: "PAST THE LOG'S END:",
+  unchecked: 'not checked:',
+};
+
 async function checkStoredSnapshots(o: Options): Promise<number> {
   const verdicts = await checkSnapshots({ ...o, database: o.database as string });
   if (verdicts.length === 0) {
@@ -229,10 +236,8 @@ async function checkStoredSnapshots(o: Options): Promise<number> {
     return EXIT.ok;
   }
   for (const v of verdicts) {
-    if (v.status === 'matches') process.stdout.write(`snapshot at seq ${v.seq}: matches the log (state hash ${v.logStateHash ?? ''})\n`);
-    else if (v.status === 'unchecked') process.stdout.write(`snapshot at seq ${v.seq}: not checked: ${v.fault ?? ''}\n`);
-    else if (v.status === 'ahead') process.stdout.write(`snapshot at seq ${v.seq}: PAST THE LOG'S END: ${v.fault ?? ''}\n`);
-    else process.stdout.write(`snapshot at seq ${v.seq}: DIFFERS from the log: ${v.fault ?? ''}\n`);
+    const why = v.status === 'matches' ? `(state hash ${v.logStateHash ?? ''})` : (v.fault ?? '');
+    process.stdout.write(`snapshot at seq ${v.seq}: ${VERDICT_WORDS[v.status]} ${why}\n`);
   }
   const differ = verdicts.filter((v) => v.status === 'differs').map((v) => v.seq);
   const ahead = verdicts.filter((v) => v.status === 'ahead').map((v) => v.seq);
