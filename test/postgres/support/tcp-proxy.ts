@@ -1,5 +1,6 @@
-// A TCP proxy between the service and PostgreSQL, so tests can cut the database away (an outage) and
-// lose a reply at the worst moment (right after what commits a batch went out).
+// A TCP proxy between the service and PostgreSQL, so tests can cut the database away (an outage),
+// lose a reply at the worst moment (right after what commits a batch went out), and hold back what the
+// server says after an error (so a client sees the ErrorResponse and its ReadyForQuery in two reads).
 import net from 'node:net';
 
 export class TcpProxy {
@@ -13,7 +14,11 @@ export class TcpProxy {
   commitsCut = 0;
   port = 0;
 
-  constructor(targetUrl: string) {
+  /** Milliseconds the server's messages after each ErrorResponse are held back (0: forwarded as they come). */
+  private readonly holdAfterErrorMs: number;
+
+  constructor(targetUrl: string, options: { holdAfterErrorMs?: number } = {}) {
+    this.holdAfterErrorMs = options.holdAfterErrorMs ?? 0;
     const url = new URL(targetUrl);
     this.targetHost = url.hostname;
     this.targetPort = Number(url.port || 5432);
@@ -51,7 +56,8 @@ export class TcpProxy {
     upstream.on('error', drop);
     client.on('close', drop);
     upstream.on('close', drop);
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    if (this.holdAfterErrorMs > 0) this.holdAfterErrors(upstream, client);
+    else upstream.on('data', (chunk: Buffer) => client.write(chunk));
     client.on('data', (chunk: Buffer) => {
       if (this.cutAfterCommits > 0 && commits(chunk)) {
         this.cutAfterCommits--;
@@ -63,6 +69,31 @@ export class TcpProxy {
         return;
       }
       upstream.write(chunk);
+    });
+  }
+
+  /** Forwards the server's messages one by one, pausing holdAfterErrorMs after each ErrorResponse. */
+  private holdAfterErrors(upstream: net.Socket, client: net.Socket): void {
+    let pending = Buffer.alloc(0);
+    const forward = (): void => {
+      // A backend message: its type byte, then its length (which counts itself, not the type).
+      while (pending.length >= 5 && pending.length >= 1 + pending.readUInt32BE(1)) {
+        const message = pending.subarray(0, 1 + pending.readUInt32BE(1));
+        pending = pending.subarray(message.length);
+        client.write(message);
+        if (message[0] === 0x45) {
+          upstream.pause();
+          setTimeout(() => {
+            upstream.resume();
+            forward();
+          }, this.holdAfterErrorMs);
+          return;
+        }
+      }
+    };
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      if (!upstream.isPaused()) forward();
     });
   }
 
