@@ -2,9 +2,11 @@
 // decided afresh by the engine, and the event that comes out must equal the recorded one byte for
 // byte (canonical JSON): the same fills at the same prices and quantities, the same remainder, the
 // same settlement figures. A difference names the seq and the first field that differs.
-import { isDomainError } from '../src/commands/errors.ts';
+import { DuplicateSubmission, isDomainError } from '../src/commands/errors.ts';
 import { commandOf } from '../src/commands/command-of.ts';
 import type { Exchange } from '../src/commands/exchange.ts';
+import type { Command } from '../src/commands/types.ts';
+import type { HistoryIndex } from '../src/projections/history/history-index.ts';
 import { canonicalJson } from '../src/events/canonical.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
 import { upcast, type RecordedEvent } from '../src/events/upcasters/upcast.ts';
@@ -23,17 +25,33 @@ function firstDifference(a: unknown, b: unknown, path = ''): string {
 }
 
 /**
+ * The command a recorded event records, with what the server looks up in the history at admission: a
+ * submission's earlier order with its client order id, if the books no longer hold it (the whole
+ * history is at hand here, so the re-run checks the log against every order since the last reset).
+ */
+function commandWithHistory(exchange: Exchange, event: ExchangeEvent, history: HistoryIndex | undefined): Command {
+  const command = commandOf(event);
+  if (history === undefined || command.type !== 'SubmitOrder' || command.client_order_id === null) return command;
+  if (exchange.state.books.clientSlot(command.trader_id, command.client_order_id) >= 0) return command;
+  const earlier = history.orders.byClient(command.trader_id, command.client_order_id);
+  return earlier === undefined ? command : { ...command, earlier_order: earlier };
+}
+
+/**
  * Decides the recorded event's command on `exchange` (which has applied every earlier event). An event
  * of an older schema version is compared as the current version reads it (upcast), against the re-run
- * written at that same version: the outcome must be the same whatever vocabulary recorded it.
+ * written at that same version: the outcome must be the same whatever vocabulary recorded it. With the
+ * exchange's complete history (`history`), a submission that repeats a client order id used since the
+ * last reset is a fault of the log, however long ago the first order finished.
  */
-export function rerun(exchange: Exchange, recorded: RecordedEvent): void {
+export function rerun(exchange: Exchange, recorded: RecordedEvent, history?: HistoryIndex): void {
   const current = upcast(recorded);
   let produced: ExchangeEvent;
   try {
-    produced = exchange.executeAsRecorded(commandOf(current), recorded);
+    produced = exchange.executeAsRecorded(commandWithHistory(exchange, current, history), recorded);
   } catch (err) {
     if (isDomainError(err)) throw new LogFault(recorded.seq, `the engine refuses this ${recorded.type} (${err.code}: ${err.message})`);
+    if (err instanceof DuplicateSubmission) throw new LogFault(recorded.seq, `this ${recorded.type} repeats a client_order_id of order ${err.orderId}: the engine answers it as a duplicate and records nothing`);
     throw err;
   }
   if (canonicalJson(produced) !== canonicalJson(current)) {

@@ -7,7 +7,8 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { canonicalJson } from '../src/events/canonical.ts';
-import { stateHash } from '../src/projections/state-hash.ts';
+import { legacyStateHash } from '../src/projections/history/legacy-state-hash.ts';
+import { STATE_HASH_VERSION, stateHash } from '../src/projections/state-hash.ts';
 import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
@@ -51,7 +52,10 @@ options for verify, audit and state
 options for state
   --view V             leaderboard | positions | open-orders | fills | markets | all (default all)
   --format F           json (default) | csv (needs one --view)
-  --state-hash         print only the state hash (equal to the live server's at the same seq)
+  --state-hash         print only the state hash (equal to the live server's at the same seq: version 3,
+                       the live state with the log's chain hash there)
+  --hash-version N     with --state-hash: 3 (default), or 2 for the hash this build's predecessors printed
+                       (the whole history hashed; a log of schema-1 events only gets version 1's, as before)
 options for prove
   --label L            the standings with this label (default: the newest frozen standings)
 options for export
@@ -80,6 +84,7 @@ const OPTION_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   view: ['state'],
   format: ['state'],
   'state-hash': ['state'],
+  'hash-version': ['state'],
   audit: ['verify', 'audit', 'state'],
   out: ['export'],
   label: ['prove'],
@@ -94,6 +99,7 @@ interface Options {
   readonly view: View | 'all';
   readonly format: 'json' | 'csv';
   readonly stateHashOnly: boolean;
+  readonly hashVersion: 2 | 3;
   readonly audit: boolean;
   readonly out: string | undefined;
   readonly quiet: boolean;
@@ -114,6 +120,7 @@ function parse(argv: string[]): Options | 'help' {
       view: { type: 'string' },
       format: { type: 'string' },
       'state-hash': { type: 'boolean' },
+      'hash-version': { type: 'string' },
       audit: { type: 'boolean' },
       out: { type: 'string' },
       quiet: { type: 'boolean' },
@@ -153,6 +160,9 @@ function parse(argv: string[]): Options | 'help' {
   if (format === 'csv' && view === 'all') throw new UsageError('--format csv needs one --view');
   // --state-hash prints the hash alone: a view or a format given with it would be ignored.
   if (values['state-hash'] === true && (values.view !== undefined || values.format !== undefined)) throw new UsageError('--state-hash prints only the hash: drop --view and --format');
+  const hashVersion = values['hash-version'] === undefined ? STATE_HASH_VERSION : Number(values['hash-version']);
+  if (hashVersion !== 2 && hashVersion !== 3) throw new UsageError('--hash-version must be 2 or 3');
+  if (values['hash-version'] !== undefined && values['state-hash'] !== true) throw new UsageError('--hash-version goes with --state-hash');
   return {
     command,
     file: values.file,
@@ -162,6 +172,7 @@ function parse(argv: string[]): Options | 'help' {
     view,
     format,
     stateHashOnly: values['state-hash'] === true,
+    hashVersion,
     audit: command === 'audit' || values.audit === true,
     out: values.out,
     quiet: values.quiet === true,
@@ -280,7 +291,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`ok: imported ${imported.events} events into ${redactUrl(o.database as string)}, every chain hash verified; head hash ${imported.headHash}\n`);
       return EXIT.ok;
     }
-    const { exchange, verifier } = await rebuild(o);
+    const { exchange, history, verifier } = await rebuild(o);
     const state = exchange.state;
     if (o.command === 'verify' || o.command === 'audit') {
       const chain = verifier.fullyHashed ? 'every chain hash verified' : 'no stored hashes in this log: chain computed';
@@ -288,11 +299,11 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (o.stateHashOnly) {
-      process.stdout.write(stateHash(state) + '\n');
+      process.stdout.write((o.hashVersion === 2 ? legacyStateHash(state, history) : stateHash(state, verifier.headHash)) + '\n');
       return EXIT.ok;
     }
-    if (o.format === 'csv') await write(toCsv(rows(state, o.view as View)));
-    else await write(JSON.stringify(stateJson(state, o.view), null, 2) + '\n');
+    if (o.format === 'csv') await write(toCsv(rows(state, history, o.view as View)));
+    else await write(JSON.stringify(stateJson(state, history, verifier.headHash, o.view), null, 2) + '\n');
     return EXIT.ok;
   } catch (err) {
     if (err instanceof LogFault) {

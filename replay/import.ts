@@ -121,6 +121,9 @@ export async function importLog(file: string, databaseUrl: string, options: { qu
       }
       const head = await client.query<{ seq: string; hash: string }>('select seq, hash from events order by seq desc limit 1');
       if (head.rows[0]?.seq !== String(expected.events) || head.rows[0]?.hash !== expected.headHash) throw new Error('import: the database does not hold the log just copied');
+      // The history tables are derived from the log: the exchange writes them at its next start, as
+      // it folds the whole log (docs/persistence.md, "History").
+      if (expected.events > 0) await client.query('update log_meta set history_complete = false');
       await client.query('commit');
       progress.done(verifier.seq);
     } catch (err) {

@@ -8,6 +8,7 @@
 // first fault as it always has.
 import { Exchange } from '../src/commands/exchange.ts';
 import { GENESIS_HASH } from '../src/events/hash.ts';
+import { HistoryIndex } from '../src/projections/history/history-index.ts';
 import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
 import { decodeEventRow } from '../src/server/persistence/postgres/copy-text.ts';
 import { copyRows } from '../src/server/persistence/postgres/event-stream.ts';
@@ -62,10 +63,16 @@ function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): R
   return records;
 }
 
-/** Reads, verifies and folds (or re-runs) the log up to the stopping point. */
-export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; verifier: LogVerifier; stoppedEarly: boolean }> {
+/**
+ * Reads, verifies and folds (or re-runs) the log up to the stopping point. Offline, the whole history is
+ * folded beside the live state (history-index.ts): the views print it, the audit checks client order
+ * ids against it, and the state hash of the versions before 3 needs it.
+ */
+export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; history: HistoryIndex; verifier: LogVerifier; stoppedEarly: boolean }> {
   // No ring of recent deltas: nobody will resubscribe to a replay.
   const exchange = new Exchange({ deltaRing: 0 });
+  const history = new HistoryIndex();
+  history.follow(exchange.state);
   const verifier = new LogVerifier();
   const progress = new Progress(o.audit === true ? 'audit' : 'replay', o.quiet !== true && process.stderr.isTTY === true);
   const format: ChunkFormat = o.file !== undefined ? 'ndjson' : 'copy';
@@ -75,7 +82,7 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
   // taken by the verifier nor folded, so the head hash printed is the last folded event's.
   const within = (event: RecordedEvent): boolean => !((o.untilSeq !== undefined && event.seq > o.untilSeq) || (o.untilTime !== undefined && event.time > o.untilTime));
   const apply = (event: RecordedEvent): void => {
-    if (o.audit === true) rerun(exchange, event);
+    if (o.audit === true) rerun(exchange, event, history);
     else {
       try {
         exchange.fold(event);
@@ -119,5 +126,5 @@ export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; 
     }
   }
   progress.done(exchange.seq);
-  return { exchange, verifier, stoppedEarly };
+  return { exchange, history, verifier, stoppedEarly };
 }

@@ -1,11 +1,12 @@
 // What the replay prints: the state at a point of the log, as JSON or as CSV, one view at a time.
 import type { ExchangeState } from '../src/projections/exchange-state.ts';
+import type { HistoryIndex } from '../src/projections/history/history-index.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 
 export const VIEWS = ['leaderboard', 'positions', 'open-orders', 'fills', 'markets'] as const;
 export type View = (typeof VIEWS)[number];
 
-export function rows(state: ExchangeState, view: View): Record<string, unknown>[] {
+export function rows(state: ExchangeState, history: HistoryIndex, view: View): Record<string, unknown>[] {
   const traders = [...state.traders.all()].sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   switch (view) {
     case 'leaderboard':
@@ -19,7 +20,7 @@ export function rows(state: ExchangeState, view: View): Record<string, unknown>[
       const seen = new Set<string>();
       const out: Record<string, unknown>[] = [];
       for (const t of traders) {
-        for (const f of state.fills.of(t.trader_id)) {
+        for (const f of history.fills.of(t.trader_id)) {
           if (seen.has(f.fill_id)) continue;
           seen.add(f.fill_id);
           out.push({ ...f });
@@ -32,11 +33,12 @@ export function rows(state: ExchangeState, view: View): Record<string, unknown>[
   }
 }
 
-export function stateJson(state: ExchangeState, view: View | 'all'): unknown {
-  const head = { seq: state.seq, time: state.time || null, state_hash: stateHash(state) };
-  if (view !== 'all') return { ...head, [view]: rows(state, view) };
+/** `chainHash`: the log's at the state's seq; the state hash printed is the one the server publishes. */
+export function stateJson(state: ExchangeState, history: HistoryIndex, chainHash: string, view: View | 'all'): unknown {
+  const head = { seq: state.seq, time: state.time || null, state_hash: stateHash(state, chainHash), chain_hash: chainHash };
+  if (view !== 'all') return { ...head, [view]: rows(state, history, view) };
   const out: Record<string, unknown> = { ...head };
-  for (const v of VIEWS) out[v.replace('-', '_')] = rows(state, v);
+  for (const v of VIEWS) out[v.replace('-', '_')] = rows(state, history, v);
   out['controls'] = state.markets.controls;
   return out;
 }

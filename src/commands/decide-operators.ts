@@ -151,7 +151,7 @@ export function decideFreezeLeaderboard(state: ExchangeState, c: CommandOf<'Free
   if (c.as_of_seq !== state.seq) throw new Error(`freeze: stamped at seq ${c.as_of_seq}, decided at ${state.seq}`);
   const label = c.label === null ? `seq ${c.as_of_seq}` : c.label.trim();
   if (label === '' || [...label].length > FREEZE_LABEL_MAX || /[\u0000-\u001f\u007f]/.test(label)) fail('invalid_label', `label must be 1 to ${FREEZE_LABEL_MAX} characters without control characters`);
-  if (state.official.byLabel(label) !== undefined) fail('label_taken', `label ${JSON.stringify(label)} was already used`);
+  if (state.official.seqOf(label) !== undefined) fail('label_taken', `label ${JSON.stringify(label)} was already used`);
   const rows: FrozenRowFact[] = state.leaderboard.at(state.seq).map((r) => ({ ...r }));
   return { type: 'LeaderboardFrozen', data: { label, as_of_seq: c.as_of_seq, head_hash: c.head_hash, rows } };
 }

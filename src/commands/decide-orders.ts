@@ -16,11 +16,14 @@ type Submit = CommandOf<'SubmitOrder'>;
  * A client_order_id already used by this trader since the last reset: the same parameters make the
  * submission a repeat (answered with the first order, nothing appended); other parameters are refused.
  * Checked before anything else, so a retry is recognized whatever changed since (trading stopped, say).
+ * The books hold the open and recently finished orders; an older one comes with the command, found in
+ * the history at admission (earlier_order).
  */
 function checkClientOrderId(state: ExchangeState, c: Submit): Refusal | null {
   if (c.client_order_id === null) return null;
-  const first = state.books.byClientId(c.trader_id, c.client_order_id);
+  const first = state.books.byClientId(c.trader_id, c.client_order_id) ?? c.earlier_order;
   if (first === undefined) return null;
+  if (first.trader_id !== c.trader_id || first.terms.client_order_id !== c.client_order_id) throw new Error(`decide: the earlier order ${first.id} is not ${c.trader_id}'s ${c.client_order_id}`);
   const t = first.terms;
   const samePrice = c.order_type === 'MARKET' ? c.price === null : c.price === first.price;
   if (
@@ -32,7 +35,7 @@ function checkClientOrderId(state: ExchangeState, c: Submit): Refusal | null {
     t.time_in_force === c.time_in_force &&
     t.self_trade_prevention === c.self_trade_prevention
   ) {
-    throw new DuplicateSubmission(first.id);
+    throw new DuplicateSubmission(first.id, first);
   }
   return refuse('duplicate_client_order_id');
 }

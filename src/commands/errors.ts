@@ -1,6 +1,7 @@
 // The one registry of every error the service can answer with. Each entry has a stable machine code
 // (sent as `x-error-code` over REST and as `code` over WebSocket), an HTTP status and a default text.
 // Texts that the specification fixes word for word are produced by the factories below it.
+import type { OrderRecord } from '../projections/books.ts';
 
 export const ERRORS = {
   // Admission of orders, in the specification's order of checks.
@@ -81,6 +82,9 @@ export const ERRORS = {
   not_found: { status: 404, message: 'no such route' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
   service_unavailable: { status: 503, message: 'service is shutting down' },
+  // The history (finished orders, fills, the tape, candles, messages) lives in the database with
+  // STORAGE_BACKEND=postgres: while it cannot be reached, what only it can answer is refused (retry).
+  history_unavailable: { status: 503, message: 'the history is not reachable right now (the database is away); retry shortly' },
   // Cluster mode (src/server/replication/): a follower or standby, or a leader that lost its database session.
   not_leader: { status: 503, message: 'this node is not the leader: send commands to the leader' },
   internal: { status: 500, message: 'internal error' },
@@ -117,14 +121,17 @@ export class DomainError extends Error {
  */
 export class DuplicateSubmission extends Error {
   readonly orderId: string;
+  /** The first order as decide saw it (from the books, or the history's record the command carried). */
+  readonly order: OrderRecord | null;
 
-  constructor(orderId: string) {
+  constructor(orderId: string, order: OrderRecord | null = null) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(`duplicate of order ${orderId}`);
     Error.stackTraceLimit = limit;
     this.name = 'DuplicateSubmission';
     this.orderId = orderId;
+    this.order = order;
   }
 }
 

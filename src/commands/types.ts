@@ -1,6 +1,7 @@
 // Commands: what a trader or an operator asks for, already parsed (zod) and stamped by the server with
 // the admission time and every new id, so deciding them is a pure function of state and command.
 import type { CancelReason, MessageLevel, OrderType, ProvisionedTraderFact, ScheduledAction, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
+import type { OrderRecord } from '../projections/books.ts';
 
 /** A market definition as an operator sends it; values are checked by decide, not trusted. */
 export interface MarketInput {
@@ -62,6 +63,13 @@ export type CommandBody =
       readonly order_id: string;
       /** Fill ids of this order are derived from this UUID (see fill-ids.ts): their count is unknown before matching. */
       readonly fill_id_seed: string;
+      /**
+       * The trader's earlier order with this client_order_id since the last reset, when the history holds
+       * it (the books keep only open and recently finished orders): looked up at admission like the
+       * time and the ids are stamped, so decide stays a function of the state and the command. Absent
+       * when the history holds none (or when nobody looked, as in a re-run of a recorded submission).
+       */
+      readonly earlier_order?: OrderRecord;
     }
   | ({ readonly type: 'AmendOrder'; readonly trader_id: string; readonly remaining: number } & OrderRef)
   | ({ readonly type: 'CancelOrder'; readonly trader_id: string } & OrderRef)

@@ -128,6 +128,11 @@ export class OddTimes {
     return Number.isNaN(code) ? (this.texts.get(key) as string) : timeText(code);
   }
 
+  /** Forgets what is kept under `key` (its slot was freed). */
+  forget(key: number): void {
+    if (this.texts.size > 0) this.texts.delete(key);
+  }
+
   clear(): void {
     this.texts.clear();
   }

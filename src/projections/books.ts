@@ -1,19 +1,29 @@
-// The books projection: every market's order book, every order since the last reset (orders/: flat
-// slots, resting or not), each trader's open orders and resting quantity per market and side (the
-// worst-case risk check reads it). Applying an event also records its book effect (book-effect.ts), the
-// ordered list of changes it made, which the market-data and private feeds are derived from.
+// The books projection: every market's order book, the open orders and a window of the most recently
+// finished ones (orders/: flat slots), each trader's open orders and resting quantity per market and
+// side (the worst-case risk check reads it). Applying an event also records its book effect
+// (book-effect.ts), the ordered list of changes it made, which the market-data and private feeds are
+// derived from, and tells of every order it finished (finished$): those records are the order history,
+// which lives outside the live state (docs/architecture.md, "Live state and history").
+import { EventSubject } from '../events/event-subject.ts';
 import type { ExchangeEvent, EventOf, Side } from '../events/types.ts';
 import { BookEffect, CAUSE_CANCELED, CAUSE_FILLED, CAUSE_RESET, CAUSE_SETTLED, ORDER_ADDED, ORDER_REMOVED, ORDER_UPDATED, TRADE, type BookEffectListener } from './book-effect.ts';
 import { OrderBook } from './order-book.ts';
 import { Interner } from '../events/interner.ts';
 import { LevelStore } from './orders/level-store.ts';
-import { NONE, OrderStore, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
+import { NONE, OrderStore, RECENT_ORDERS, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
 import type { OrderView } from './views.ts';
 
 export type { OrderRecord, OrderTerms } from './orders/order-store.ts';
 
 /** An order as a snapshot keeps it: every field of the record. */
 export type OrderSnapshot = OrderRecord;
+
+/** An order as it finished (filled, canceled or expired): it never changes again. */
+export interface FinishedOrder extends OrderRecord {
+  /** The seq and time of the event that finished it. */
+  readonly finished_seq: number;
+  readonly finished_at: string;
+}
 
 export interface Exposure {
   readonly buy: number;
@@ -43,8 +53,10 @@ export function orderView(o: OrderRecord): OrderView {
 export class BooksProjection {
   readonly traderNames: Interner;
   readonly marketNames: Interner;
-  /** Every order since the last reset. */
+  /** The open orders and the most recently finished ones. */
   readonly orders: OrderStore;
+  /** Every order an event finished, after the event's feeds have spoken; built only for a subscriber. */
+  readonly finished$ = new EventSubject<FinishedOrder>();
   readonly levels = new LevelStore();
   private readonly byName = new Map<string, OrderBook>();
   private byIndex: (OrderBook | undefined)[] = [];
@@ -55,16 +67,19 @@ export class BooksProjection {
   private opens: (Int32Array | undefined)[] = [];
   /** Per trader: resting quantity at [market * 2 + side bit]. */
   private exposures: (Float64Array | undefined)[] = [];
-  /** Per trader: client order id -> slot, for every order since the last reset that had one. */
+  /** Per trader: client order id -> slot, for every order in the store that has one. */
   private clientIds: (Map<string, number> | undefined)[] = [];
   private clientIdTotal = 0;
   private readonly effect = new BookEffect();
   private readonly listeners: BookEffectListener[] = [];
+  /** The slots the event being applied finished, in the order it finished them. */
+  private finishedNow: number[] = [];
 
-  constructor(traderNames = new Interner(), marketNames = new Interner()) {
+  constructor(traderNames = new Interner(), marketNames = new Interner(), recentOrders = RECENT_ORDERS) {
     this.traderNames = traderNames;
     this.marketNames = marketNames;
-    this.orders = new OrderStore(traderNames, marketNames);
+    this.orders = new OrderStore(traderNames, marketNames, recentOrders);
+    this.orders.onRelease = (slot) => this.forgetClientId(slot);
   }
 
   /** A feed to tell of every event's book effect (in the order listeners were added). */
@@ -89,12 +104,12 @@ export class BooksProjection {
     return this.orders.restingCount;
   }
 
-  /** The slot of any order since the last reset, or NONE. */
+  /** The slot of an open or recently finished order, or NONE. */
   slotOf(id: string): number {
     return this.orders.slotOf(id);
   }
 
-  /** The slot of the trader's order with this client order id (any status since the last reset), or NONE. */
+  /** The slot of the trader's open or recently finished order with this client order id, or NONE. */
   clientSlot(traderId: string, clientOrderId: string): number {
     const trader = this.traderNames.indexOf(traderId);
     if (trader === NONE) return NONE;
@@ -107,21 +122,21 @@ export class BooksProjection {
     return slot === NONE ? undefined : this.orders.record(slot);
   }
 
-  /** An order in any status since the last reset. */
+  /** An open or recently finished order (older ones are history: src/server/history/). */
   anyOrder(id: string): OrderRecord | undefined {
     const slot = this.orders.slotOf(id);
     return slot === NONE ? undefined : this.orders.record(slot);
   }
 
-  /** A trader's order with this client order id, in any status since the last reset. */
+  /** A trader's open or recently finished order with this client order id. */
   byClientId(traderId: string, clientOrderId: string): OrderRecord | undefined {
     const slot = this.clientSlot(traderId, clientOrderId);
     return slot === NONE ? undefined : this.orders.record(slot);
   }
 
-  /** Every order since the last reset, in submission order. */
+  /** Every order in the store: open, and finished but not let go yet. */
   *allOrders(): IterableIterator<OrderRecord> {
-    for (let slot = 0; slot < this.orders.size; slot++) yield this.orders.record(slot);
+    for (let slot = 0; slot < this.orders.size; slot++) if (this.orders.inUse(slot)) yield this.orders.record(slot);
   }
 
   get clientIdCount(): number {
@@ -168,24 +183,16 @@ export class BooksProjection {
   }
 
   /**
-   * Every resting order, book by book, each side best first and FIFO within a price; then every order
-   * that no longer rests, in submission order.
+   * Every resting order, book by book, each side best first and FIFO within a price: what a snapshot
+   * keeps of the books (finished orders are history).
    */
-  snapshot(): { resting: OrderSnapshot[]; done: OrderSnapshot[] } {
-    const resting: OrderSnapshot[] = [];
-    for (const book of this.byName.values()) for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) resting.push(this.orders.record(slot));
-    const done: OrderSnapshot[] = [];
-    for (let slot = 0; slot < this.orders.size; slot++) if (!this.orders.isOpen(slot)) done.push(this.orders.record(slot));
-    return { resting, done };
+  *restingRecords(): IterableIterator<OrderSnapshot> {
+    for (const book of this.byName.values()) for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) yield this.orders.record(slot);
   }
 
-  /** Rebuilds the books from a snapshot; pushing in the listed order restores every queue's priority. */
-  restore(s: { readonly resting: readonly OrderSnapshot[]; readonly done: readonly OrderSnapshot[] }): void {
-    for (const v of s.resting) {
-      const slot = this.addRecord(v);
-      this.rest(slot);
-    }
-    for (const v of s.done) this.addRecord(v);
+  /** Adds resting orders from a snapshot; pushing in the listed order restores every queue's priority. */
+  restoreResting(records: Iterable<OrderSnapshot>): void {
+    for (const v of records) this.rest(this.addRecord(v));
   }
 
   private addRecord(v: OrderSnapshot): number {
@@ -198,6 +205,9 @@ export class BooksProjection {
   }
 
   apply(event: ExchangeEvent): void {
+    // Finished orders past the window go now, after the last event's replies were built from them.
+    this.orders.release();
+    this.finishedNow.length = 0;
     const effect = this.effect;
     effect.begin(event);
     switch (event.type) {
@@ -241,9 +251,20 @@ export class BooksProjection {
         break;
     }
     if (!effect.isEmpty) for (const listener of this.listeners) listener.bookEffect(effect);
+    if (this.finishedNow.length > 0 && this.finished$.observed) this.tellFinished(event);
     // Client order ids are unique per trader since the last reset: the history starts again (after the
     // feeds have read the orders the reset removed).
     if (event.type === 'TradingReset') this.clearHistory();
+  }
+
+  private tellFinished(event: ExchangeEvent): void {
+    for (const slot of this.finishedNow) this.finished$.next({ ...this.orders.record(slot), finished_seq: event.seq, finished_at: event.time });
+  }
+
+  /** The order will not change again: it leaves the live state for the window of finished orders. */
+  private finish(slot: number): void {
+    this.orders.finish(slot, (this.effect.event as ExchangeEvent).seq);
+    this.finishedNow.push(slot);
   }
 
   private applySubmitted(event: EventOf<'OrderSubmitted'>): void {
@@ -274,6 +295,7 @@ export class BooksProjection {
         orders.setStatus(maker, 'filled');
         effect.push(ORDER_REMOVED, maker, CAUSE_FILLED);
         this.unlink(maker);
+        this.finish(maker);
       } else {
         makerSide.reduce(maker, fill.maker_remaining);
         effect.push(ORDER_UPDATED, maker, 0);
@@ -288,6 +310,7 @@ export class BooksProjection {
     } else {
       // What neither filled nor rests was canceled (or expired): the record keeps that quantity.
       orders.setRemaining(taker, order.quantity - orders.filled(taker));
+      this.finish(taker);
     }
   }
 
@@ -314,6 +337,7 @@ export class BooksProjection {
     this.effect.push(ORDER_REMOVED, slot, cause);
     this.addExposure(slot, -this.orders.remaining(slot));
     this.unlink(slot);
+    this.finish(slot);
   }
 
   private clearBook(book: OrderBook, cause: number): void {
@@ -366,6 +390,16 @@ export class BooksProjection {
     }
     if (!ids.has(cid)) this.clientIdTotal++;
     ids.set(cid, slot);
+  }
+
+  /** A finished order leaves the store: its client order id is looked up in the history from now on. */
+  private forgetClientId(slot: number): void {
+    const cid = this.orders.clientOrderId(slot);
+    if (cid === null) return;
+    const ids = this.clientIds[this.orders.trader(slot)];
+    if (ids?.get(cid) !== slot) return;
+    ids.delete(cid);
+    this.clientIdTotal--;
   }
 
   private clearHistory(): void {
@@ -449,7 +483,10 @@ export class BooksProjection {
       }
     }
     let clientIds = 0;
+    let kept = 0;
     for (let slot = 0; slot < orders.size; slot++) {
+      if (!orders.inUse(slot)) continue;
+      kept++;
       const o = orders.record(slot);
       if (orders.slotOf(o.id) !== slot) throw new Error(`order ${o.id} missing from the id index`);
       const rests = orders.level(slot) !== NONE;
@@ -463,6 +500,8 @@ export class BooksProjection {
       }
     }
     if (clientIds !== this.clientIdTotal) throw new Error(`${this.clientIdTotal} client order ids counted, ${clientIds} found`);
+    if (kept !== orders.count) throw new Error(`${orders.count} orders counted in the store, ${kept} found`);
+    if (orders.finishedCount > orders.recent + this.finishedNow.length) throw new Error(`${orders.finishedCount} finished orders kept, the window is ${orders.recent}`);
   }
 }
 

@@ -1,26 +1,37 @@
-// Every projection of the exchange, wired to one RxJS stream of events. Subscriptions run in the
-// order they are made, synchronously, so by the time `events$.next(e)` returns every projection has
-// applied `e`, and the feeds derived from the book have published what it changed.
+// Every projection of the exchange's live state, wired to one RxJS stream of events. Subscriptions run
+// in the order they are made, synchronously, so by the time `events$.next(e)` returns every projection
+// has applied `e`, and the feeds derived from the book have published what it changed.
+//
+// The live state is what matching, risk and the feeds need: markets, traders, the books (open orders and
+// a window of recently finished ones), positions and PnL, the leaderboard, sequences, each market's
+// session figures and current candle minute. History (finished orders, fills, the trade tape, closed
+// candle minutes, messages, official standings) is not kept here: the events and the records the state
+// emits as it applies them (books.finished$, candleMinutes.closed$) are folded into it wherever it lives
+// (history/history-index.ts in memory; PostgreSQL, src/server/history/). So the state's size follows
+// the live state, not the number of events ever applied (docs/architecture.md, "Live state and history").
 import { EventSubject } from '../events/event-subject.ts';
 import type { ExchangeEvent, SchemaVersion } from '../events/types.ts';
 import { schemaOf, upcast, type RecordedEvent } from '../events/upcasters/upcast.ts';
 import { BooksProjection } from './books.ts';
+import { CandleMinutes } from './candle-minutes.ts';
 import { Interner } from '../events/interner.ts';
 import { FillsProjection } from './fills.ts';
+import { HistoryBounds } from './history-bounds.ts';
 import { Leaderboard } from './leaderboard.ts';
 import { MarketDataFeed } from './market-data.ts';
 import { MarketsProjection } from './markets.ts';
-import { MessagesProjection } from './messages.ts';
-import { OfficialStandings } from './official.ts';
+import { OfficialLabels } from './official-labels.ts';
 import { ScheduleProjection } from './schedule.ts';
 import { PositionsProjection } from './positions.ts';
 import { PrivateFeed } from './private-feed.ts';
-import { TradeTape } from './trade-tape.ts';
+import { SessionStats } from './session-stats.ts';
 import { TradersProjection } from './traders.ts';
 
 export interface ExchangeStateOptions {
   /** How many recent deltas per market are kept for resubscription with last_sequence. */
   readonly deltaRing?: number;
+  /** How many finished orders the books keep (orders/order-store.ts, RECENT_ORDERS by default). */
+  readonly recentOrders?: number;
 }
 
 export class ExchangeState {
@@ -30,13 +41,14 @@ export class ExchangeState {
   readonly marketNames = new Interner();
   readonly traders = new TradersProjection();
   readonly markets = new MarketsProjection(this.marketNames);
-  readonly messages = new MessagesProjection();
-  readonly books = new BooksProjection(this.traderNames, this.marketNames);
+  readonly books: BooksProjection;
   readonly positions = new PositionsProjection(this.traderNames, this.marketNames);
   readonly fills = new FillsProjection();
-  readonly tape = new TradeTape();
+  readonly sessionStats = new SessionStats();
+  readonly candleMinutes = new CandleMinutes();
   readonly schedule = new ScheduleProjection();
-  readonly official = new OfficialStandings();
+  readonly official = new OfficialLabels();
+  readonly bounds = new HistoryBounds();
   readonly marketData: MarketDataFeed;
   readonly privateFeed: PrivateFeed;
   readonly leaderboard: Leaderboard;
@@ -54,6 +66,7 @@ export class ExchangeState {
     const fault = (err: unknown): void => {
       this.fault ??= err instanceof Error ? err : new Error(String(err));
     };
+    this.books = new BooksProjection(this.traderNames, this.marketNames, options.recentOrders);
     this.marketData = new MarketDataFeed(this.books, options.deltaRing, fault);
     this.privateFeed = new PrivateFeed(this.books, this.fills, fault);
     this.leaderboard = new Leaderboard(this.traders, this.positions, this.markets, this.books);
@@ -71,7 +84,8 @@ export class ExchangeState {
             if (e.data.fills.length > 0) {
               this.positions.apply(e);
               this.fills.apply(e);
-              this.tape.apply(e);
+              this.sessionStats.apply(e);
+              this.candleMinutes.apply(e);
             }
             this.books.apply(e);
             break;
@@ -82,12 +96,13 @@ export class ExchangeState {
           default:
             this.traders.apply(e);
             this.markets.apply(e);
-            this.messages.apply(e);
             this.positions.apply(e);
             this.fills.apply(e);
-            this.tape.apply(e);
+            this.sessionStats.apply(e);
+            this.candleMinutes.apply(e);
             this.schedule.apply(e);
             this.official.apply(e);
+            this.bounds.apply(e);
             this.books.apply(e);
         }
       } catch (err) {

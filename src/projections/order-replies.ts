@@ -1,6 +1,7 @@
 // The bodies a trader gets back for an order operation, built right after the command is applied (the
-// order records keep every order since the last reset, whatever its status), so REST and WebSocket
-// answer with the same records field for field.
+// books still hold every order the command touched, whatever its status: the window of recently
+// finished orders), so REST and WebSocket answer with the same records field for field. A repeated
+// submission's answer comes from the history as well (src/server/history/order-lookups.ts).
 import type { EventOf } from '../events/types.ts';
 import type { ExchangeState } from './exchange-state.ts';
 import type { OrderView, SubmitReply } from './views.ts';
@@ -20,17 +21,10 @@ export function submitReply(state: ExchangeState, event: EventOf<'OrderSubmitted
   };
 }
 
-/** A repeated submission: the first order as it is now, and all its fills so far (as taker or maker). */
-export function duplicateReply(state: ExchangeState, orderId: string): SubmitReply {
-  const order = orderReply(state, orderId);
-  const fills = state.fills.of(order.trader_id, order.market).filter((f) => f.taker_order_id === orderId || f.maker_order_id === orderId);
-  return { order, fills, resting: order.status === 'open', duplicate: true };
-}
-
-/** Any order of the history, as it is now. */
+/** An order the command just touched, as it is now. */
 export function orderReply(state: ExchangeState, orderId: string): OrderView {
   const slot = state.books.slotOf(orderId);
-  if (slot < 0) throw new Error(`order ${orderId} is not in the order history`);
+  if (slot < 0) throw new Error(`order ${orderId} is not in the books`);
   return state.books.orders.view(slot);
 }
 

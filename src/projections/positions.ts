@@ -110,13 +110,23 @@ export class PositionsProjection {
     return this.frozenMarks.get(market);
   }
 
+  /** The last trade price of each market that traded. */
+  lastTrades(): IterableIterator<[string, number]> {
+    return this.lastTrade.entries();
+  }
+
+  /** The marks of deleted markets. */
+  frozenMarkEntries(): IterableIterator<[string, number | null]> {
+    return this.frozenMarks.entries();
+  }
+
   snapshot(): PositionsSnapshot {
     const records: PositionsSnapshot['records'] = [];
     for (const [trader, mine] of this.byTrader) for (const r of mine.values()) records.push([trader, r.market, r.values.net, r.values.cost, r.values.realized, r.updated_at]);
     return { records, last_trade: [...this.lastTrade.entries()], frozen_marks: [...this.frozenMarks.entries()] };
   }
 
-  restore(s: PositionsSnapshot): void {
+  restore(s: { readonly [K in keyof PositionsSnapshot]: readonly PositionsSnapshot[K][number][] }): void {
     for (const [trader, market, net, cost, realized, updatedAt] of s.records) {
       const record = this.record(trader, market);
       this.setValues(trader, record, { net, cost, realized });

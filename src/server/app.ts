@@ -102,7 +102,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const feeds = fanout === null;
   const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics, feeds } : { durableAcks, queuePerTrader, observer: metrics, feeds, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
-  const context: ServerContext = { config, service, clock, logger, epoch: persistence.epoch, budgets, metrics, ...(cluster === null ? {} : { cluster }) };
+  const context: ServerContext = { config, service, history: persistence.history, clock, logger, epoch: persistence.epoch, budgets, metrics, ...(cluster === null ? {} : { cluster }) };
   const app = createHttpApp(context, { fastPath: options.httpFastPath !== false });
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;

@@ -1,6 +1,7 @@
 import type { TraderBudgets } from './admission/token-bucket.ts';
 import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { History } from './history/history.ts';
 import type { Logger } from './logger.ts';
 import type { ClusterNode } from './replication/cluster-node.ts';
 import type { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
@@ -10,6 +11,8 @@ import type { ExchangeService } from './service.ts';
 export interface ServerContext {
   readonly config: Config;
   readonly service: ExchangeService;
+  /** Finished orders, fills, the tape, candles, messages, official standings (src/server/history/). */
+  readonly history: History;
   readonly clock: AdmissionClock;
   readonly logger: Logger;
   /** See Persistence.epoch: changes when book sequences could not be continued. */

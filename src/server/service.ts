@@ -11,7 +11,7 @@ import type { Command } from '../commands/types.ts';
 import type { ExchangeEvent } from '../events/types.ts';
 import type { RecordedEvent } from '../events/upcasters/upcast.ts';
 import type { L3Delta } from '../projections/market-data.ts';
-import { MessagesProjection } from '../projections/messages.ts';
+import { postedMessage } from '../projections/history/messages.ts';
 import type { PrivateEvent } from '../projections/private-feed.ts';
 import type { AdminMessageView } from '../projections/views.ts';
 import { FairQueue } from './admission/fair-queue.ts';
@@ -96,7 +96,7 @@ export class ExchangeService {
       const outbox = this.outbox;
       if (outbox === null) return;
       outbox.push({ kind: 'event', event });
-      const message = MessagesProjection.posted(event);
+      const message = postedMessage(event);
       if (message !== null) outbox.push({ kind: 'admin_message', message });
       if (event.type === 'TradingReset') outbox.push({ kind: 'account_resync' });
       if (event.type === 'ApiKeyRotated') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'api key rotated' });
@@ -121,13 +121,12 @@ export class ExchangeService {
   }
 
   /**
-   * Resolves once the event that submitted this order is durable, when replies wait for durability
-   * (at once otherwise): what a duplicate submission's answer waits for.
+   * Resolves once the event with this seq is durable, when replies wait for durability (at once
+   * otherwise): what a duplicate submission's answer waits for (its first order's submission).
    */
-  async whenDurable(orderId: string): Promise<void> {
+  async whenDurable(seq: number): Promise<void> {
     if (!this.durableAcks) return;
-    const order = this.exchange.state.books.anyOrder(orderId);
-    if (order !== undefined) await this.persistence.durable(order.seq);
+    await this.persistence.durable(seq);
   }
 
   /** Stops admitting commands (shutdown); later calls fail with service_unavailable. */

@@ -43,7 +43,8 @@ describe('core: ResetTrading', () => {
     const st = s.exchange.state;
     expect(st.books.restingCount).to.equal(0);
     expect(st.positions.viewsOf(ALICE)).to.deep.equal([]);
-    expect(st.fills.of(BOB)).to.deep.equal([]);
+    expect(s.history.fills.of(BOB)).to.deep.equal([]);
+    expect(st.fills.count).to.equal(0);
     expect(st.traders.count).to.equal(2);
     expect(st.markets.get(BTC)?.status).to.equal('enabled');
     expect(st.leaderboard.at(st.seq).map((r) => r.net_pnl)).to.deep.equal([0, 0]);
@@ -74,9 +75,9 @@ describe('core: PostAdminMessage', () => {
   it('keeps messages newest first, 50 by default', () => {
     const events = Array.from({ length: 60 }, (_, i) => ({ type: 'AdminMessagePosted', data: { message_id: `m${i}`, target_username: null, target_trader_id: null, market: null, level: 'info', title: null, body: `b${i}` } }) as const);
     const s = given(...events);
-    const newest = s.exchange.state.messages.newest();
+    const newest = s.history.messages.newest();
     expect(newest).to.have.length(50);
     expect(newest[0]?.message_id).to.equal('m59');
-    expect(s.exchange.state.messages.newest(3).map((m) => m.message_id)).to.deep.equal(['m59', 'm58', 'm57']);
+    expect(s.history.messages.newest(3).map((m) => m.message_id)).to.deep.equal(['m59', 'm58', 'm57']);
   });
 });

@@ -7,6 +7,7 @@ import type { Command, CommandBody } from '../../src/commands/types.ts';
 import { SCHEMA_VERSION, type EventBody, type ExchangeEvent } from '../../src/events/types.ts';
 import { upcast, type RecordedEvent } from '../../src/events/upcasters/upcast.ts';
 import type { V1EventBody } from '../../src/events/upcasters/v1.ts';
+import { HistoryIndex } from '../../src/projections/history/history-index.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 
 /** A fixed clock for specs: second n of 2026-01-01, with microseconds. */
@@ -18,6 +19,8 @@ export function at(n: number): string {
 
 export interface Scenario {
   readonly exchange: Exchange;
+  /** The whole history, folded beside the state (what the in-memory backend serves). */
+  readonly history: HistoryIndex;
   when(command: CommandBody): Outcome;
 }
 
@@ -43,6 +46,8 @@ export interface Outcome {
 
 export function given(...events: AnyBody[]): Scenario {
   const exchange = new Exchange();
+  const history = new HistoryIndex();
+  history.follow(exchange.state);
   let clock = 1;
   for (const body of events) {
     const event = recorded(body, exchange.seq + 1, at(clock++));
@@ -51,6 +56,7 @@ export function given(...events: AnyBody[]): Scenario {
   }
   return {
     exchange,
+    history,
     when(body: CommandBody): Outcome {
       const command = { ...body, time: at(1_000_000 + clock++) } as Command;
       return {

@@ -59,11 +59,11 @@ describe('core: market-data and private feeds', () => {
     const expected = event.data.fills.map((f) => ({ fill_id: f.fill_id, market: BTC, maker_order_id: f.maker_order_id, taker_order_id: 't', price: f.price, quantity: f.quantity, occurred_at: event.time }));
     const sent = privates.flatMap((p) => (p.type === 'fill' && p.trader_id === ALICE ? [p.fill] : []));
     expect(sent).to.deep.equal(expected);
-    expect(s.exchange.state.fills.of(ALICE)).to.deep.equal(expected);
+    expect(s.history.fills.of(ALICE)).to.deep.equal(expected);
     expect(submitReply(s.exchange.state, event).fills).to.deep.equal(expected);
     // The objects are the history's own; once a later submission has filled, a reply to this one is
     // built again rather than taken from the history, with the same fields.
-    expect(sent[0]).to.equal(s.exchange.state.fills.listOf(ALICE)[0]);
+    expect(sent[0]).to.equal(s.history.fills.listOf(ALICE)[0]);
     s.exchange.execute({ ...submit(BOB, 'SELL', 101, 1, 'later'), time: at(9_000_001) });
     expect(s.exchange.state.fills.viewOf(event, 0)).to.not.equal(sent[0]);
     expect(submitReply(s.exchange.state, event).fills).to.deep.equal(expected);

@@ -115,7 +115,7 @@ describe('core: SettleMarket', () => {
     expect(st.positions.viewsOf(ALICE)[0]).to.deep.include({ net_quantity: 0, average_entry_price: null, realized_pnl: 40 });
     expect(st.positions.viewsOf(BOB)[0]).to.deep.include({ net_quantity: 0, realized_pnl: -40 });
     expect(st.markets.get(BTC)).to.deep.include({ status: 'settled', settlement_price: 110 });
-    expect(st.messages.newest()[0]).to.deep.include({ body: 'Market BTC-USD settled at 110', market: BTC });
+    expect(s.history.messages.newest()[0]).to.deep.include({ body: 'Market BTC-USD settled at 110', market: BTC });
   });
 
   it('uses the announcement when given, and settles a disabled market too', () => {

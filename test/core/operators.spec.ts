@@ -143,7 +143,8 @@ describe('core: FreezeLeaderboard', () => {
         ],
       },
     });
-    expect(s.exchange.state.official.byLabel('round 1')?.seq).to.equal(event.seq);
+    expect(s.exchange.state.official.seqOf('round 1')).to.equal(event.seq);
+    expect(s.history.official.byLabel('round 1')?.seq).to.equal(event.seq);
     const frozen: EventBody = { type: 'LeaderboardFrozen', data: { label: 'round 1', as_of_seq: 3, head_hash: HASH, rows: [] } };
     given(...WORLD, frozen).when({ type: 'FreezeLeaderboard', label: 'round 1', as_of_seq: 4, head_hash: HASH }).thenRejects('label_taken');
     given().when({ type: 'FreezeLeaderboard', label: '\u0007', as_of_seq: 0, head_hash: HASH }).thenRejects('invalid_label');
@@ -173,7 +174,9 @@ describe('core: operator state in the hash, snapshots and the audit', () => {
     for (const e of tail) restored.fold(e);
     expect(stateHash(restored.state)).to.equal(stateHash(ex.state));
     expect(restored.state.schedule.pendingList().map((e) => e.entry_id)).to.deep.equal([E2]);
-    expect(restored.state.official.byLabel('final')?.rows.find((r) => r.trader_id === ALICE)?.disabled).to.equal(true);
+    expect(restored.state.official.seqOf('final')).to.equal(tail[1]?.seq);
+    const frozen = tail[1];
+    expect(frozen?.type === 'LeaderboardFrozen' ? frozen.data.rows.find((r) => r.trader_id === ALICE)?.disabled : undefined).to.equal(true);
 
     // The audit: each recorded event's command, decided again, gives the same event.
     const again = new Exchange();

@@ -106,6 +106,38 @@ describe('core: properties of random sessions', function () {
     );
   });
 
+  it('a window of one finished order, with client order ids looked up in the history, decides every command as a window of thousands does', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 400 }), (actions) => {
+        const wide = new Simulation();
+        const narrow = new Simulation({ recentOrders: 1, lookUpHistory: true });
+        for (const a of actions) {
+          wide.step(a);
+          narrow.step(a);
+          narrow.checkInvariants();
+        }
+        expect(eventsOf(narrow.exchange).map(canonicalJson)).to.deep.equal(eventsOf(wide.exchange).map(canonicalJson));
+        expect(stateHash(narrow.exchange.state)).to.equal(stateHash(wide.exchange.state));
+        // The narrow books really let go of orders (the history answered for them).
+        expect(narrow.exchange.state.books.orders.finishedCount).to.be.at.most(1 + 400);
+      }),
+      { numRuns: 40, seed: 29 },
+    );
+  });
+
+  it('without the history lookup, a window of one finished order would accept a repeated client order id (the lookup is what keeps them unique)', () => {
+    const repeat = (cid: number) => ({ kind: 'submit' as const, trader: 0, market: 0, buy: true, price: 90, quantity: 1, type: 'LIMIT' as const, tif: 'IOC' as const, stp: 'NONE' as const, cid });
+    const blind = new Simulation({ recentOrders: 1 });
+    const seeing = new Simulation({ recentOrders: 1, lookUpHistory: true });
+    for (const a of [repeat(1), repeat(2), repeat(3), repeat(1)]) {
+      blind.step(a);
+      seeing.step(a);
+    }
+    const submitted = (sim: Simulation) => eventsOf(sim.exchange).filter((e) => e.type === 'OrderSubmitted').length;
+    expect(submitted(seeing)).to.equal(3);
+    expect(submitted(blind)).to.equal(4);
+  });
+
   it('one long session of 5,000 commands holds every invariant', () => {
     const sim = new Simulation();
     const actions = fc.sample(fc.array(actionArb, { minLength: 5000, maxLength: 5000 }), { numRuns: 1, seed: 42 })[0] ?? [];

@@ -8,6 +8,7 @@ import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
 import type { ExchangeEvent, OrderType, ScheduledAction, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
+import { HistoryIndex } from '../../src/projections/history/history-index.ts';
 import { at } from './dsl.ts';
 
 export const MARKETS = ['AAA-USD', 'BBB-USD', 'CCC-USD'];
@@ -87,13 +88,29 @@ function uuid(n: number): string {
   return `aaaaaaaa-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 }
 
+export interface SimulationOptions {
+  /** The books' window of finished orders (ExchangeStateOptions.recentOrders). */
+  readonly recentOrders?: number;
+  /**
+   * Look a submission's client order id up in the whole history when the books do not hold it, and
+   * stamp the earlier order into the command, as the server does at admission.
+   */
+  readonly lookUpHistory?: boolean;
+}
+
 export class Simulation {
-  readonly exchange = new Exchange();
+  readonly exchange: Exchange;
   readonly commands: Command[] = [];
+  /** The whole history, folded beside the state. */
+  readonly history = new HistoryIndex();
+  private readonly lookUpHistory: boolean;
   private clock = 0;
   private ids = 0;
 
-  constructor() {
+  constructor(options: SimulationOptions = {}) {
+    this.exchange = new Exchange(options.recentOrders === undefined ? {} : { recentOrders: options.recentOrders });
+    this.history.follow(this.exchange.state);
+    this.lookUpHistory = options.lookUpHistory === true;
     for (const [i, trader] of TRADERS.entries()) this.run({ type: 'ProvisionTrader', username: `trader${i}`, trader_id: trader, api_key_hash: `h${i}` });
     for (const m of MARKETS) this.createMarket(m);
   }
@@ -105,7 +122,11 @@ export class Simulation {
 
   /** Runs one command; refusals (and repeated client order ids) are normal in a random session and change nothing. */
   run(body: CommandBody): ExchangeEvent | null {
-    const command = { ...body, time: at(++this.clock) } as Command;
+    let command = { ...body, time: at(++this.clock) } as Command;
+    if (this.lookUpHistory && command.type === 'SubmitOrder' && command.client_order_id !== null && this.exchange.state.books.clientSlot(command.trader_id, command.client_order_id) < 0) {
+      const earlier = this.history.orders.byClient(command.trader_id, command.client_order_id);
+      if (earlier !== undefined) command = { ...command, earlier_order: earlier };
+    }
     this.commands.push(command);
     try {
       return this.exchange.execute(command);

@@ -21,7 +21,8 @@ describe('core: starting over on a fresh state', () => {
     const source = live();
     const good = JSON.parse(JSON.stringify(takeSnapshot(source.state))) as StateSnapshot;
     // Markets and traders restore before the orders do: this one fails after changing the state.
-    const bad = { ...good, orders: 'not orders' } as unknown as StateSnapshot;
+    const bad = { ...good, parts: good.parts.map((p) => (p.section === 'orders' ? { section: 'orders', items: 'not orders' } : p)) } as unknown as StateSnapshot;
+    expect(good.parts.some((p) => p.section === 'orders')).to.equal(true);
     const target = new Exchange({ deltaRing: 0 });
     const before = target.state;
     expect(() => restoreSnapshot(target.state, bad)).to.throw();

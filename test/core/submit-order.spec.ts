@@ -79,9 +79,10 @@ describe('core: SubmitOrder', () => {
       const state = s.exchange.state;
       expect(state.positions.net(ALICE, BTC)).to.equal(3);
       expect(state.positions.net(BOB, BTC)).to.equal(-3);
-      expect(state.fills.of(ALICE)).to.have.length(1);
-      expect(state.fills.of(BOB)).to.deep.equal(state.fills.of(ALICE));
-      expect(state.fills.of(ALICE)[0]).to.deep.include({ market: BTC, maker_order_id: 'm1', taker_order_id: 't', price: 101, quantity: 3 });
+      expect(s.history.fills.of(ALICE)).to.have.length(1);
+      expect(s.history.fills.of(BOB)).to.deep.equal(s.history.fills.of(ALICE));
+      expect(s.history.fills.of(ALICE)[0]).to.deep.include({ market: BTC, maker_order_id: 'm1', taker_order_id: 't', price: 101, quantity: 3 });
+      expect(state.fills.count).to.equal(1);
     });
   });
 

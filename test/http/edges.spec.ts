@@ -157,7 +157,7 @@ describe('HTTP edges', function () {
       expect(log.raw.join('\n')).not.to.include('secret');
       // The state hash is read directly: admin routes are locked for this address now.
       expect(before.status).to.equal(200);
-      expect(stateHash(server.context.service.state)).to.equal(before.body.state_hash);
+      expect(stateHash(server.context.service.state, server.context.service.persistence.headHash())).to.equal(before.body.state_hash);
     });
   });
 });

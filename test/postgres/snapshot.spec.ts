@@ -2,14 +2,15 @@
 // keep arriving holds exactly the state at its seq, and snapshot + tail is the full fold.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Exchange } from '../../src/commands/exchange.ts';
-import { restoreSnapshot } from '../../src/projections/snapshot.ts';
+import { orderOfTuple, restoreSnapshot, type OrderTuple, type SnapshotHead, type SnapshotPart, type SnapshotSections } from '../../src/projections/snapshot.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
-import { loadNewestSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
+import { newestSnapshot, readSnapshotLines } from '../../src/server/persistence/postgres/snapshot-store.ts';
 import { canonicalJson } from '../../src/events/canonical.ts';
 import { chainHash } from '../../src/events/hash.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
@@ -28,11 +29,41 @@ async function inOwnDatabase(name: string, body: (url: string) => Promise<void>)
   }
 }
 
+/** A stored snapshot as values: its lines read back (their digest checked) and parsed. */
+async function readSnapshot(url: string, seq: number): Promise<StateSnapshot> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const lines: string[] = [];
+    for await (const line of readSnapshotLines(pool, seq)) lines.push(line);
+    return { head: JSON.parse(lines[0] ?? '{}') as SnapshotHead, parts: lines.slice(1).map((l) => JSON.parse(l) as SnapshotPart) };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Writes a snapshot's content anew (one piece) with its digest to match, as a faulty writer would have. */
+async function storeSnapshot(url: string, seq: number, snapshot: unknown): Promise<void> {
+  const s = snapshot as StateSnapshot;
+  const text = [JSON.stringify(s.head), ...s.parts.map((p) => JSON.stringify(p))].join('\n');
+  await sql(url, 'delete from snapshot_pieces where seq = $1', [seq]);
+  await sql(url, 'insert into snapshot_pieces (seq, piece, body) values ($1, 0, $2)', [seq, gzipSync(Buffer.from(text, 'utf8'))]);
+  await sql(url, `update snapshots set state_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex') where seq = $2`, [text, seq]);
+}
+
 /** Rewrites a snapshot's state with its digest to match, as a faulty writer would have. */
 async function rewriteSnapshot(url: string, seq: number, change: (snapshot: StateSnapshot) => unknown): Promise<void> {
-  const [row] = await sql<{ state: string }>(url, 'select state from snapshots where seq = $1', [seq]);
-  const text = JSON.stringify(change(JSON.parse(row?.state ?? '{}') as StateSnapshot));
-  await sql(url, `update snapshots set state = $1, state_sha256 = encode(sha256(convert_to($1, 'UTF8')), 'hex') where seq = $2`, [text, seq]);
+  await storeSnapshot(url, seq, change(await readSnapshot(url, seq)));
+}
+
+/** The snapshot with one section's items changed (every part of it). */
+function withSection(snapshot: StateSnapshot, section: SnapshotPart['section'], change: (items: readonly unknown[]) => unknown): StateSnapshot {
+  return { ...snapshot, parts: snapshot.parts.map((p) => (p.section === section ? ({ section, items: change(p.items) } as unknown as SnapshotPart) : p)) };
+}
+
+function itemsOf<S extends SnapshotPart['section']>(snapshot: StateSnapshot, section: S): SnapshotSections[S][] {
+  const out: SnapshotSections[S][] = [];
+  for (const p of snapshot.parts) if (p.section === section) for (const item of p.items as readonly SnapshotSections[S][]) out.push(item);
+  return out;
 }
 
 /** Runs `count` random commands (seeded), waits until they are stored, and snapshots: the snapshot's seq. */
@@ -69,14 +100,14 @@ describe('PostgreSQL snapshots off the trading thread', function () {
 
       const pool = new pg.Pool({ connectionString: url, max: 1 });
       try {
-        const loaded = await loadNewestSnapshot(pool, createLogger('silent'));
-        expect(loaded?.snapshot.seq).to.equal(seq);
-        const restored = new Exchange();
-        restoreSnapshot(restored.state, (loaded as NonNullable<typeof loaded>).snapshot);
-        expect(stateHash(restored.state)).to.equal(expected);
+        const found = await newestSnapshot(pool, createLogger('silent'));
+        expect(found?.seq).to.equal(seq);
       } finally {
         await pool.end();
       }
+      const restored = new Exchange();
+      restoreSnapshot(restored.state, await readSnapshot(url, seq));
+      expect(stateHash(restored.state)).to.equal(expected);
 
       // A second one folds only the events since the first into the worker's shadow state.
       await runSession(live.service, new RandomSession(live.exchange.state, 53), 300);
@@ -167,7 +198,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
         newer = await sessionThenSnapshot(live, 72, 300);
         newest = await sessionThenSnapshot(live, 75, 30);
         // An order resting at both newer snapshots, canceled after them.
-        const restingAt = async (seq: number) => (JSON.parse((await sql<{ state: string }>(own, 'select state from snapshots where seq = $1', [seq]))[0]?.state ?? '{}') as StateSnapshot).orders.resting;
+        const restingAt = async (seq: number) => itemsOf(await readSnapshot(own, seq), 'orders').map(orderOfTuple);
         const atNewer = new Set((await restingAt(newer)).map((o) => o.id));
         const resting = (await restingAt(newest)).find((o) => atNewer.has(o.id));
         if (resting === undefined) throw new Error('test: no order rests at both snapshots');
@@ -202,7 +233,7 @@ describe('PostgreSQL snapshots off the trading thread', function () {
 
       // The two newer ones restore, but without the order the log cancels after them (a wrong value the
       // worker carried from one snapshot to the next): both are passed over.
-      const withoutIt = (snapshot: StateSnapshot) => ({ ...snapshot, orders: { ...snapshot.orders, resting: snapshot.orders.resting.filter((o) => o.id !== canceled) } });
+      const withoutIt = (snapshot: StateSnapshot) => withSection(snapshot, 'orders', (items) => (items as OrderTuple[]).filter((o) => o[0] !== canceled));
       await rewrite(newer, withoutIt);
       await rewrite(newest, withoutIt);
       expect(await recovered()).to.deep.equal({ snapshotSeq: older, hash: liveHash });
@@ -212,9 +243,9 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       const fresh = await snapshotAfterRestart(74);
       expect(await recovered()).to.deep.equal({ snapshotSeq: fresh.seq, hash: fresh.hash });
       // None restores: the whole log; and the worker, passing over all three, writes one that is used.
-      await rewrite(newer, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
-      await rewrite(newest, (snapshot) => ({ ...snapshot, positions: 42 }));
-      await rewrite(fresh.seq, (snapshot) => ({ ...snapshot, fills: 7 }));
+      await rewrite(newer, (snapshot) => withSection(snapshot, 'orders', () => 'not orders'));
+      await rewrite(newest, (snapshot) => withSection(snapshot, 'positions', () => 42));
+      await rewrite(fresh.seq, (snapshot) => ({ ...snapshot, parts: [...snapshot.parts, { section: 'fills', items: [7] }] }));
       expect(await recovered()).to.deep.equal({ snapshotSeq: 0, hash: fresh.hash });
       const again = await snapshotAfterRestart(76);
       expect(await recovered()).to.deep.equal({ snapshotSeq: again.seq, hash: again.hash });
@@ -292,28 +323,28 @@ describe('PostgreSQL snapshots off the trading thread', function () {
           execFile(process.execPath, [cli, 'snapshots', '--database', own], (err, stdout, stderr) => resolve({ code: err === null ? 0 : Number(err.code), stdout, stderr }));
         });
       };
-      const before = await sql<{ state: string }>(own, 'select state from snapshots order by seq');
+      const before = [await readSnapshot(own, older), await readSnapshot(own, newer)];
       const sound = await check();
       expect(sound.code, sound.stderr).to.equal(0);
       expect(sound.stdout).to.match(new RegExp(`^snapshot at seq ${older}: matches the log \\(state hash [0-9a-f]{64}\\)\nsnapshot at seq ${newer}: matches the log`));
       // Restores, and every later event applies to it: recovery would use it. A market's reference price is off.
-      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, markets: snapshot.markets.map((m, i) => (i === 0 ? { ...m, reference_price: (m.reference_price ?? 0) + 1 } : m)) }));
-      await rewriteSnapshot(own, older, (snapshot) => ({ ...snapshot, orders: 'not orders' }));
+      await rewriteSnapshot(own, newer, (snapshot) => withSection(snapshot, 'markets', (items) => (items as { reference_price: number | null }[]).map((m, i) => (i === 0 ? { ...m, reference_price: (m.reference_price ?? 0) + 1 } : m))));
+      await rewriteSnapshot(own, older, (snapshot) => withSection(snapshot, 'orders', () => 'not orders'));
       const wrong = await check();
       expect(wrong.code).to.equal(1);
       expect(wrong.stdout).to.include(`snapshot at seq ${older}: DIFFERS from the log: it cannot be restored: `);
       expect(wrong.stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: it restores to state hash [0-9a-f]{64}, the log folds to [0-9a-f]{64}`));
       expect(wrong.stderr).to.include('2 of 2 snapshots differ from the log');
       // What the state hash does not cover but a start restores: the head's time (the clock goes on
-      // from it) and the count of fills.
-      await rewriteSnapshot(own, older, () => JSON.parse(before[0]?.state ?? '{}'));
-      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, markets: JSON.parse(before[1]?.state ?? '{}').markets, time: '2099-01-01T00:00:00.000000Z' }));
+      // from it). The count of fills (which a reset reports) is live state, which the hash covers.
+      await storeSnapshot(own, older, before[0]);
+      await storeSnapshot(own, newer, { ...before[1], head: { ...before[1]?.head, time: '2099-01-01T00:00:00.000000Z' } });
       const timed = await check();
       expect(timed.code).to.equal(1);
       expect(timed.stdout).to.include(`snapshot at seq ${older}: matches the log`);
       expect(timed.stdout).to.include(`snapshot at seq ${newer}: DIFFERS from the log: its time is "2099-01-01T00:00:00.000000Z", the log's "`);
-      await rewriteSnapshot(own, newer, (snapshot) => ({ ...snapshot, time: JSON.parse(before[1]?.state ?? '{}').time, fills: { ...snapshot.fills, total: snapshot.fills.total + 1000 } }));
-      expect((await check()).stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: its fills.total is \\d+, the log's \\d+`));
+      await storeSnapshot(own, newer, { ...before[1], head: { ...before[1]?.head, fills_total: (before[1]?.head.fills_total ?? 0) + 1000 } });
+      expect((await check()).stdout).to.match(new RegExp(`snapshot at seq ${newer}: DIFFERS from the log: it restores to state hash [0-9a-f]{64}, the log folds to [0-9a-f]{64}`));
       // A digest that does not match, and a chain hash of another log.
       await sql(own, `update snapshots set state_sha256 = repeat('0', 64) where seq = $1`, [older]);
       await sql(own, `update snapshots set chain_hash = repeat('e', 64) where seq = $1`, [newer]);
@@ -324,8 +355,8 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(tampered.stderr).to.include(`delete from snapshots where seq in (${older}, ${newer})`);
       // Another build's format: recovery skips it and this build cannot restore it, so it is listed as
       // not checked and not called wrong (it was `DIFFERS ... cannot be restored`, exit 1).
-      await rewriteSnapshot(own, older, () => JSON.parse(before[0]?.state ?? '{}'));
-      await rewriteSnapshot(own, newer, () => JSON.parse(before[1]?.state ?? '{}'));
+      await storeSnapshot(own, older, before[0]);
+      await storeSnapshot(own, newer, before[1]);
       await sql(own, `update snapshots set chain_hash = (select hash from events where seq = $1) where seq = $1`, [newer]);
       await sql(own, `update snapshots set format_version = format_version - 1 where seq = $1`, [older]);
       const old = await check();

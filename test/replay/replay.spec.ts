@@ -36,11 +36,15 @@ describe('replay: recorded logs (golden)', function () {
   this.timeout(60_000);
 
   for (const name of Object.keys(FIXTURES)) {
-    it(`${name}: the state hash and leaderboard are the recorded ones`, async () => {
+    it(`${name}: the state hash (both definitions) and leaderboard are the recorded ones`, async () => {
       const want = expected(name);
       const hash = await replay('state', '--file', fixturePath(name, 'ndjson'), '--state-hash');
       expect(hash.code, hash.stderr).to.equal(0);
-      expect(hash.stdout.trim()).to.equal(want.state_hash);
+      expect(hash.stdout.trim()).to.equal(want.state_hash_v3);
+      // The hash as the fixture was first recorded (the whole history), from the same replay.
+      const legacy = await replay('state', '--file', fixturePath(name, 'ndjson'), '--state-hash', '--hash-version', '2');
+      expect(legacy.code, legacy.stderr).to.equal(0);
+      expect(legacy.stdout.trim()).to.equal(want.state_hash);
       const board = await replay('state', '--file', fixturePath(name, 'ndjson'), '--view', 'leaderboard');
       const parsed = JSON.parse(board.stdout) as { seq: number; leaderboard: unknown };
       expect(parsed.seq).to.equal(want.events);
@@ -60,7 +64,7 @@ describe('replay: recorded logs (golden)', function () {
     const r = await replay('state', '--file', fixturePath('reset-between-rounds', 'ndjson'), '--until-seq', String(want?.seq), '--view', 'leaderboard');
     const parsed = JSON.parse(r.stdout) as { seq: number; state_hash: string; leaderboard: unknown };
     expect(parsed.seq).to.equal(want?.seq);
-    expect(parsed.state_hash).to.equal(want?.state_hash);
+    expect(parsed.state_hash).to.equal(want?.state_hash_v3);
     expect(parsed.leaderboard).to.deep.equal(want?.leaderboard);
   });
 
@@ -187,6 +191,9 @@ describe('replay: clear exits for bad sources and usage', function () {
       [['verify', '--file', log, '--format', 'csv'], '--format does not apply to verify (only to state)'],
       [['prove', '--file', log, '--audit'], '--audit does not apply to prove (only to verify, audit, state)'],
       [['state', '--file', log, '--state-hash', '--view', 'fills'], '--state-hash prints only the hash: drop --view and --format'],
+      [['verify', '--file', log, '--hash-version', '2'], '--hash-version does not apply to verify (only to state)'],
+      [['state', '--file', log, '--hash-version', '2'], '--hash-version goes with --state-hash'],
+      [['state', '--file', log, '--state-hash', '--hash-version', '1'], '--hash-version must be 2 or 3'],
     ] as const) {
       const r = await replay(...args);
       expect(r.code, args.join(' ')).to.equal(2);

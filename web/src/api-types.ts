@@ -95,4 +95,4 @@ export interface Schedule {
   readonly done: readonly ScheduleEntry[];
 }
 
-export type { OfficialStandingsView as OfficialStandings } from '../../src/projections/official.ts';
+export type { OfficialStandingsView as OfficialStandings } from '../../src/projections/history/official.ts';

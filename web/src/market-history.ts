@@ -1,8 +1,8 @@
 // The public history of the selected market from the REST routes of trading-extensions.md: the newest
 // trades of the tape (with the taker's side, also those from before the page opened) and 1-minute
 // candles. Polled every two seconds while shown; a change of market fetches at once.
-import type { TradeView as TapeTrade } from '../../src/projections/trade-tape.ts';
-import type { Candle } from '../../src/server/market-data/candles.ts';
+import type { TradeView as TapeTrade } from '../../src/projections/history/trade-tape.ts';
+import type { Candle } from '../../src/projections/candles.ts';
 import { apiRequest, describeError } from './api.ts';
 
 export type { Candle, TapeTrade };

@@ -68,6 +68,7 @@ ERROR_STATUS = {
     "not_found": 404,
     "method_not_allowed": 405,
     "service_unavailable": 503,
+    "history_unavailable": 503,
     "not_leader": 503,
     "internal": 500,
     "invalid_message": 400,

@@ -244,7 +244,7 @@ export interface paths {
         };
         /**
          * The state hash at the head of the log (for auditors)
-         * @description SHA-256 over a canonical serialization of every projection, with the seq it was taken at. Replaying the log up to that seq (`npm run replay -- state --state-hash --until-seq N`) gives the same hash. Computed on demand: it reads the whole state.
+         * @description SHA-256 over a canonical serialization of the live state and the chain hash of the log at that seq (which commits to every event, and so to the whole history), with the seq it was taken at and that chain hash. Replaying the log up to that seq (`npm run replay -- state --state-hash --until-seq N`) gives the same hash. Version 3 of the definition (docs/replay.md, "State hash"); computed on demand from the live state, whatever the length of the log.
          */
         get: operations["getApiV1AdminStateHash"];
         put?: never;
@@ -1093,6 +1093,9 @@ export interface components {
             settlement_price: number;
         };
         StateHash: {
+            chain_hash: string;
+            /** @enum {number} */
+            hash_version: 3;
             seq: number;
             state_hash: string;
         };
@@ -2310,6 +2313,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postApiV1AdminMessages: {
@@ -2754,6 +2771,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiV1AdminStateHash: {
@@ -2765,7 +2796,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description seq and state_hash */
+            /** @description seq, state_hash, chain_hash and hash_version */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3997,6 +4028,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiV1Leaderboard: {
@@ -4156,6 +4201,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiV1Markets: {
@@ -4267,6 +4326,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getApiV1MarketsMarketIdTrades: {
@@ -4338,6 +4411,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4621,6 +4708,7 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
              *     - `admission_queue_full`: too many of your commands are waiting for the engine; retry shortly
              *     - `service_unavailable`: service is shutting down
              *     - `not_leader`: this node is not the leader: send commands to the leader
@@ -4628,7 +4716,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "admission_queue_full" | "service_unavailable" | "not_leader";
+                    "x-error-code"?: "history_unavailable" | "admission_queue_full" | "service_unavailable" | "not_leader";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4853,6 +4941,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5257,6 +5359,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `history_unavailable`: the history is not reachable right now (the database is away); retry shortly
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "history_unavailable";
                     [name: string]: unknown;
                 };
                 content: {

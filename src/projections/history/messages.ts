@@ -1,6 +1,6 @@
 // Operator messages, newest first; settlement announcements are messages too.
-import type { AdminMessageFact, ExchangeEvent } from '../events/types.ts';
-import type { AdminMessageView } from './views.ts';
+import type { AdminMessageFact, ExchangeEvent } from '../../events/types.ts';
+import type { AdminMessageView } from '../views.ts';
 
 export const DEFAULT_MESSAGE_LIMIT = 50;
 
@@ -19,12 +19,6 @@ export class MessagesProjection {
     return out;
   }
 
-  /** The message an event posted, if it posted one. */
-  static posted(event: ExchangeEvent): AdminMessageView | null {
-    if (event.type === 'AdminMessagePosted') return messageView(event.data, event.time);
-    if (event.type === 'MarketSettled') return messageView(event.data.announcement, event.time);
-    return null;
-  }
 
   /** Oldest first. */
   snapshot(): AdminMessageView[] {
@@ -38,9 +32,16 @@ export class MessagesProjection {
   }
 
   apply(event: ExchangeEvent): void {
-    const posted = MessagesProjection.posted(event);
+    const posted = postedMessage(event);
     if (posted !== null) this.log.push(posted);
   }
+}
+
+/** The message an event posted, if it posted one. */
+export function postedMessage(event: ExchangeEvent): AdminMessageView | null {
+  if (event.type === 'AdminMessagePosted') return messageView(event.data, event.time);
+  if (event.type === 'MarketSettled') return messageView(event.data.announcement, event.time);
+  return null;
 }
 
 function messageView(m: AdminMessageFact, time: string): AdminMessageView {

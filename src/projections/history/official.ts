@@ -1,11 +1,16 @@
 // The official leaderboard: standings frozen by the operator, each with the seq it was taken at and the
 // log's chain hash there, so anyone holding the log can recompute and prove them (replay prove).
-import type { ExchangeEvent, FrozenLeaderboardFact } from '../events/types.ts';
+import type { EventOf, ExchangeEvent, FrozenLeaderboardFact } from '../../events/types.ts';
 
 export interface OfficialStandingsView extends FrozenLeaderboardFact {
   /** The seq of the LeaderboardFrozen event. */
   readonly seq: number;
   readonly frozen_at: string;
+}
+
+/** The standings a LeaderboardFrozen event froze. */
+export function officialStandingsView(event: EventOf<'LeaderboardFrozen'>): OfficialStandingsView {
+  return { ...event.data, seq: event.seq, frozen_at: event.time };
 }
 
 export class OfficialStandings {
@@ -27,7 +32,7 @@ export class OfficialStandings {
 
   apply(event: ExchangeEvent): void {
     if (event.type !== 'LeaderboardFrozen') return;
-    this.add({ ...event.data, seq: event.seq, frozen_at: event.time });
+    this.add(officialStandingsView(event));
   }
 
   snapshot(): OfficialStandingsView[] {

@@ -2,7 +2,7 @@
 // the command that made it. Kept across resets (it is market history, like any exchange's tape) and
 // dropped with the market when the market is deleted (a fresh market under the same id starts a new
 // tape). Pages run newest first from a position (seq, n): n is the execution's index in its command.
-import type { ExchangeEvent, Side } from '../events/types.ts';
+import type { ExchangeEvent, Side } from '../../events/types.ts';
 
 export interface TapeTrade {
   readonly trade_id: string;

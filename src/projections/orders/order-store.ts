@@ -1,16 +1,22 @@
-// Every order since the last reset, in any status, kept flat: one slot per order, its numbers side by
-// side in two columns of doubles (seven numbers, eight integers: an order's fields share a cache line or
-// two instead of one line per field) and its strings (id, client order id) in arrays of references,
-// with the links of the book's price-level queue and of its trader's open-order list in the same slot.
-// A resting order is a slot linked into a level; a finished one is a slot linked nowhere. No object per
-// order: at a million resting orders the garbage collector has nothing to trace but a few arrays, and a
+// Every open order and a bounded window of the most recently finished ones, kept flat: one slot per
+// order, its numbers side by side in two columns of doubles (seven numbers, eight integers: an order's
+// fields share a cache line or two instead of one line per field) and its strings (id, client order id)
+// in arrays of references, with the links of the book's price-level queue and of its trader's
+// open-order list in the same slot. A resting order is a slot linked into a level; a finished one is a
+// slot linked nowhere, kept while it is among the `recent` newest finished orders (replies, lookups by
+// id and client order id, duplicate answers find it here), then its slot is freed for a new order. What
+// finished before that is history, which the exchange keeps outside its live state (the records the
+// books projection emits as orders finish; docs/architecture.md, "Live state and history"). So the
+// store's size follows the open orders, not the number of orders ever submitted. No object per order:
+// at a million resting orders the garbage collector has nothing to trace but a few arrays, and a
 // submission allocates nothing that outlives the command: its admission time is kept as a number
 // (time-code.ts), not as the command's time string, which would live as long as the order. The columns
 // are arrays of doubles on the V8 heap, not typed arrays, so that a growing store does not make V8
 // collect the whole heap for "external memory pressure" every 64 MiB (slot-column.ts).
 //
-// Slots are never reused until a reset clears the store, so a slot names one order for good: the order
-// history (lookups by id and client order id, duplicate answers) and the book share it.
+// A slot names one order from its submission until the window lets go of it; a freed slot is reused
+// only from the next event on (evictions run as an event begins), so within one event, and for the
+// replies built right after it, every slot the event touched still holds its order.
 import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
 import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
@@ -86,6 +92,11 @@ const STRS = 2;
 const ID = 0;
 const CLIENT_ID = 1;
 const STATUS_MASK = 3 << STATUS_SHIFT;
+/** In FLAGS: the slot holds no order (freed, waiting for the next one). */
+const FREE = 1 << 8;
+
+/** Finished orders kept in the store by default (ExchangeStateOptions.recentOrders). */
+export const RECENT_ORDERS = 8192;
 
 export function sideBit(side: Side): number {
   return side === 'BUY' ? 0 : SELL;
@@ -125,20 +136,30 @@ export class OrderStore {
   private lastId = '';
   private lastHash = 0;
   private lastSlot = NONE;
-  /**
-   * Every order by id, indexed lazily: only a lookup of an order that no longer rests (GET of an old
-   * order, a duplicate's answer) needs it, so the slots are added to it when such a lookup comes, from
-   * `indexed` on. A big map costs a cache miss or two per insert; most orders are never looked up again.
-   */
-  private readonly history = new Map<string, number>();
-  private indexed = 0;
+  /** The finished orders still in the store, by id (the same table as the resting orders'). */
+  private readonly finished = new IdIndex(this);
+  /** Their slots, oldest first: a ring of `window.length` (a power of two) from `ringHead`, `ringCount` long. */
+  private ring = new Int32Array(64);
+  /** The seq of the event that finished each of them, beside its slot. */
+  private ringSeqs = new Float64Array(64);
+  private ringHead = 0;
+  private ringCount = 0;
+  private released = 0;
+  /** How many finished orders stay (RECENT_ORDERS by default); more are let go as the next event begins. */
+  readonly recent: number;
+  /** Freed slots, reused before the store grows. */
+  private free: number[] = [];
+  /** Told of every finished order the store lets go, before its slot is freed (the client order id index). */
+  onRelease: ((slot: number) => void) | null = null;
   /** Who trades: the names behind `trader` and `market`. */
   readonly traderNames: Interner;
   readonly marketNames: Interner;
 
-  constructor(traderNames: Interner, marketNames: Interner) {
+  constructor(traderNames: Interner, marketNames: Interner, recent = RECENT_ORDERS) {
     this.traderNames = traderNames;
     this.marketNames = marketNames;
+    if (!(Number.isSafeInteger(recent) && recent >= 0)) throw new Error(`order store: recent must be a whole number >= 0, not ${recent}`);
+    this.recent = recent;
   }
 
   /** The slot of the resting order with this id, or NONE. */
@@ -152,15 +173,85 @@ export class OrderStore {
     return this.lastSlot;
   }
 
-  /** The slot of the order with this id in any status since the last reset, or NONE. */
+  /** The slot of the order with this id, resting or among the recently finished ones, or NONE. */
   slotOf(id: string): number {
     const slot = this.restingSlot(id);
     if (slot !== NONE) return slot;
-    // The order just submitted (a reply is built right after its command) is the newest slot.
-    if (this.size > 0 && this.id(this.size - 1) === id) return this.size - 1;
-    for (let i = this.indexed; i < this.size; i++) this.history.set(this.id(i), i);
-    this.indexed = this.size;
-    return this.history.get(id) ?? NONE;
+    return this.finished.get(id, id === this.lastId ? this.lastHash : idHash(id));
+  }
+
+  /** Orders in the store: resting, and finished ones not let go yet. */
+  get count(): number {
+    return this.resting.size + this.ringCount;
+  }
+
+  /** Finished orders in the store. */
+  get finishedCount(): number {
+    return this.ringCount;
+  }
+
+  /**
+   * The seq that finished the newest order the store has let go of (0: none since the last reset): every
+   * order finished after it is still here. A lookup of the history as of a seq at least this one, plus
+   * the store, has seen every finished order.
+   */
+  get releasedSeq(): number {
+    return this.released;
+  }
+
+  /** Whether the slot holds an order (slots below `size` may be free). */
+  inUse(slot: number): boolean {
+    return slot >= 0 && slot < this.size && (this.int.get(slot, FLAGS) & FREE) === 0;
+  }
+
+  /**
+   * The order left the book for good (or never rested): it joins the window of recently finished
+   * orders, the newest `recent` of which stay findable by id.
+   */
+  finish(slot: number, seq: number): void {
+    this.finished.add(slot, this.hashOf(slot));
+    if (this.ringCount === this.ring.length) {
+      const mask = this.ring.length - 1;
+      const bigger = new Int32Array(this.ring.length * 2);
+      const seqs = new Float64Array(this.ring.length * 2);
+      for (let i = 0; i < this.ringCount; i++) {
+        bigger[i] = this.ring[(this.ringHead + i) & mask] as number;
+        seqs[i] = this.ringSeqs[(this.ringHead + i) & mask] as number;
+      }
+      this.ring = bigger;
+      this.ringSeqs = seqs;
+      this.ringHead = 0;
+    }
+    const at = (this.ringHead + this.ringCount) & (this.ring.length - 1);
+    this.ring[at] = slot;
+    this.ringSeqs[at] = seq;
+    this.ringCount++;
+  }
+
+  /**
+   * Lets go of the oldest finished orders past the window and frees their slots. Run as an event begins:
+   * an event that finishes more orders than the window holds (a cancel-all) still has every one of them
+   * in the store until its replies are built.
+   */
+  release(): void {
+    while (this.ringCount > this.recent) {
+      const slot = this.ring[this.ringHead] as number;
+      this.released = this.ringSeqs[this.ringHead] as number;
+      this.ringHead = (this.ringHead + 1) & (this.ring.length - 1);
+      this.ringCount--;
+      this.onRelease?.(slot);
+      this.finished.remove(slot, idHash(this.id(slot)));
+      this.freeSlot(slot);
+    }
+  }
+
+  private freeSlot(slot: number): void {
+    const k = slot * STRS;
+    this.strs.set(k + ID, null);
+    this.strs.set(k + CLIENT_ID, null);
+    this.times.forget(slot);
+    this.int.set(slot, FLAGS, FREE);
+    this.free.push(slot);
   }
 
   /** The order now rests (it is linked into a book): it joins the index of resting orders. */
@@ -183,7 +274,8 @@ export class OrderStore {
   }
 
   add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
-    const slot = this.size;
+    const reused = this.free.pop();
+    const slot = reused ?? this.size;
     if (slot === this.num.capacity) this.grow();
     const num = this.num.chunk(slot);
     const n = this.num.offset(slot);
@@ -212,7 +304,7 @@ export class OrderStore {
     const k = slot * STRS;
     this.strs.set(k + ID, id);
     this.strs.set(k + CLIENT_ID, clientOrderId);
-    this.size = slot + 1;
+    if (reused === undefined) this.size = slot + 1;
     return slot;
   }
 
@@ -398,8 +490,11 @@ export class OrderStore {
     this.size = 0;
     this.resting.clear();
     this.lastSlot = NONE;
-    this.history.clear();
-    this.indexed = 0;
+    this.finished.clear();
+    this.ringHead = 0;
+    this.ringCount = 0;
+    this.released = 0;
+    this.free = [];
     this.strs.clear();
     this.times.clear();
   }

@@ -9,7 +9,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { Exchange } from '../../commands/exchange.ts';
 import type { RecordedEvent } from '../../events/upcasters/upcast.ts';
-import { restoreSnapshot, type StateSnapshot } from '../../projections/snapshot.ts';
+import { SnapshotRestorer, type SnapshotHead, type SnapshotPart } from '../../projections/snapshot.ts';
 import { AdmissionClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../logger.ts';
@@ -27,11 +27,10 @@ import { WsRecorder } from './ws-report.ts';
 /** How far behind the exchange the child may fall before it drops its l3 and trades subscriptions. */
 export const MAX_LAG_MS = 2_000;
 
-/** The first record main sends. */
+/** The first record main sends; the snapshot's lines follow it. */
 export interface StartRecord {
   readonly config: Config;
   readonly epoch: string;
-  readonly snapshot: StateSnapshot;
 }
 
 class FanoutChild {
@@ -43,6 +42,8 @@ class FanoutChild {
   private logger: Logger | null = null;
   private gateway: WsGateway | null = null;
   private follower: EventFollower | null = null;
+  /** Between the start record and the snapshot's end: the state being restored. */
+  private starting: { readonly start: StartRecord; readonly exchange: Exchange; restorer: SnapshotRestorer | null } | null = null;
   private ending = false;
   /** In a lag episode (measureLag): subscriptions were dropped once already. */
   private lagging = false;
@@ -102,6 +103,12 @@ class FanoutChild {
         case Tag.Start:
           this.start(JSON.parse(line.slice(1)) as StartRecord);
           return;
+        case Tag.SnapshotLine:
+          this.snapshotLine(line.slice(1));
+          return;
+        case Tag.SnapshotEnd:
+          this.started();
+          return;
         default:
           this.logger?.warn({ record: line.slice(0, 64) }, 'ws fan-out: unknown record from the main process');
       }
@@ -130,11 +137,26 @@ class FanoutChild {
   }
 
   private start(start: StartRecord): void {
-    const { config, epoch, snapshot } = start;
-    const logger = createLogger(config.logLevel).child({ process: 'ws-fanout' });
-    this.logger = logger;
-    const exchange = new Exchange({ deltaRing: Math.max(config.wsBroadcastBuffer, 1024) });
-    restoreSnapshot(exchange.state, snapshot);
+    this.logger = createLogger(start.config.logLevel).child({ process: 'ws-fanout' });
+    // No window of finished orders: this process answers no order lookups (main does).
+    this.starting = { start, exchange: new Exchange({ deltaRing: Math.max(start.config.wsBroadcastBuffer, 1024), recentOrders: 0 }), restorer: null };
+  }
+
+  private snapshotLine(text: string): void {
+    const starting = this.starting;
+    if (starting === null) throw new Error('ws fan-out: a snapshot line before the start record');
+    if (starting.restorer === null) starting.restorer = new SnapshotRestorer(starting.exchange.state, JSON.parse(text) as SnapshotHead);
+    else starting.restorer.part(JSON.parse(text) as SnapshotPart);
+  }
+
+  private started(): void {
+    const starting = this.starting;
+    if (starting === null || starting.restorer === null) throw new Error('ws fan-out: the snapshot ended before it began');
+    this.starting = null;
+    starting.restorer.end();
+    const { config, epoch } = starting.start;
+    const exchange = starting.exchange;
+    const logger = this.logger ?? createLogger(config.logLevel);
     const service = new ExchangeService(exchange, new InMemoryPersistence(), new AdmissionClock(), { durableAcks: false });
     this.follower = new EventFollower(service);
     this.gateway = new WsGateway({ config, service, logger, epoch, metrics: this.recorder }, null, {}, { desk: this.desk, readYourWrites: () => this.barrier.request() });

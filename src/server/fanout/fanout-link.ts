@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Subscription } from 'rxjs';
 import { ERRORS } from '../../commands/errors.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
-import { takeSnapshot } from '../../projections/snapshot.ts';
+import { snapshotLines } from '../../projections/snapshot.ts';
 import type { ServerContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
@@ -134,15 +134,18 @@ export class FanoutLink {
   }
 
   /**
-   * Starts feeding the child: the start record with a snapshot of the state as it is now, then every
-   * event the service publishes from now on (in the same turn, so none falls between the two; events
-   * already in the snapshot but published later are skipped by the child).
+   * Starts feeding the child: the start record, a snapshot of the live state as it is now (a record a
+   * part: its size follows the live state, and no one string holds it), then every event the service
+   * publishes from now on (in the same turn, so none falls between the two; events already in the
+   * snapshot but published later are skipped by the child).
    */
   begin(context: ServerContext, desk: LocalDesk): void {
     if (this.served !== null || this.gone) return;
     // The child needs no secret: it never writes the log nor checks the admin token.
-    const start: StartRecord = { config: { ...context.config, adminToken: '', databaseUrl: '' }, epoch: context.epoch, snapshot: takeSnapshot(context.service.state) };
-    this.writer.push(`${Tag.Start}${JSON.stringify(start)}`);
+    const start: StartRecord = { config: { ...context.config, adminToken: '', databaseUrl: '' }, epoch: context.epoch };
+    this.writer.pushNow(`${Tag.Start}${JSON.stringify(start)}`);
+    for (const line of snapshotLines(context.service.state)) this.writer.pushNow(`${Tag.SnapshotLine}${line}`);
+    this.writer.pushNow(Tag.SnapshotEnd);
     // Ref'd while the child starts, so a process with nothing else to do yet waits for it.
     this.startTimer = setTimeout(() => {
       this.failed(new Error(`ws fan-out: the child did not start within ${START_TIMEOUT_MS} ms`));

@@ -31,6 +31,17 @@ export class LineWriter {
     }
   }
 
+  /**
+   * Writes what is queued, then this record, now and on its own: a large record (a snapshot's part)
+   * is never joined with others into one string.
+   */
+  pushNow(record: string): void {
+    if (this.closed) return;
+    this.flush();
+    this.flushes++;
+    if (this.socket.writable) this.socket.write(`${record}\n`);
+  }
+
   /** Writes what is queued now (also called at the end of each turn). */
   readonly flush = (): void => {
     this.scheduled = false;

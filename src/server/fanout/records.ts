@@ -3,7 +3,10 @@
 // and a frame main built goes to the client's socket without being parsed or encoded again.
 //
 // main -> child, in the order main published them:
-//   s<json>            the start: the configuration, the epoch and a state snapshot (first record)
+//   s<json>            the start: the configuration and the epoch (first record)
+//   p<json>            a line of the state's snapshot (src/projections/snapshot.ts: its head, then its
+//                      parts), after the start: a snapshot goes a part at a time, never as one string
+//   q                  the snapshot's end: the child restores it and takes connections
 //   e<json>            one published event, to fold
 //   k<ms>              main's clock (ms since the epoch) when it wrote the events that follow (one per write)
 //   a<conn> <frame>    the answer to a trading op of connection <conn>: its ack or reject frame
@@ -20,6 +23,8 @@
 
 export const Tag = {
   Start: 's',
+  SnapshotLine: 'p',
+  SnapshotEnd: 'q',
   Event: 'e',
   Clock: 'k',
   Answer: 'a',

@@ -214,19 +214,12 @@ export class MarketDataHub {
     return feeds;
   }
 
+  // The session's figures as the state holds them (session-stats.ts): published deltas carry them on.
   private seedTickers(): void {
-    // Fills are listed under both traders of a trade; count each fill once, in time order.
-    const seen = new Set<string>();
-    const fills: { market: string; price: number; quantity: number; at: string; id: string }[] = [];
-    for (const [, list] of this.state.fills.traders()) {
-      for (const f of list) {
-        if (seen.has(f.fill_id)) continue;
-        seen.add(f.fill_id);
-        fills.push({ market: f.market, price: f.price, quantity: f.quantity, at: f.occurred_at, id: f.fill_id });
-      }
+    for (const m of this.state.markets.list()) {
+      const stats = this.state.sessionStats.of(m.market_id);
+      if (stats !== undefined) this.feeds(m.market_id).ticker.seed(stats);
     }
-    fills.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const f of fills) this.feeds(f.market).ticker.trade(f.price, f.quantity);
   }
 }
 

@@ -1,5 +1,6 @@
 // One market's ticker: best bid and ask from the l2 book, and the session's trades (last price and
 // quantity, volume, high, low, count) since the log began or the last reset.
+import type { SessionStatsView } from '../../projections/session-stats.ts';
 import type { L2Book } from './l2-book.ts';
 import type { TickerView } from './feed-frames.ts';
 
@@ -10,6 +11,16 @@ export class TickerStats {
   high: number | null = null;
   low: number | null = null;
   trades = 0;
+
+  /** Starts from the session's figures so far. */
+  seed(s: SessionStatsView): void {
+    this.last_price = s.last_price;
+    this.last_quantity = s.last_quantity;
+    this.volume = s.volume;
+    this.high = s.high;
+    this.low = s.low;
+    this.trades = s.trades;
+  }
 
   trade(price: number, quantity: number): void {
     this.last_price = price;

@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import { AdminMessageBody, ConfigLoadBody, CreateUserBody, MarketDefinitionBody, MarketPatchBody, SettleMarketBody } from '../../commands/schemas.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
-import { DEFAULT_MESSAGE_LIMIT, MessagesProjection } from '../../projections/messages.ts';
+import { DEFAULT_MESSAGE_LIMIT, postedMessage } from '../../projections/history/messages.ts';
+import { then } from '../history/history.ts';
 import type { MarketView } from '../../projections/views.ts';
-import { stateHash } from '../../projections/state-hash.ts';
+import { STATE_HASH_VERSION, stateHash } from '../../projections/state-hash.ts';
 import { hashApiKey, newApiKey } from '../clock.ts';
 import { FormatQuery } from './csv.ts';
 import { eventsExportRoute } from './events-export.ts';
@@ -97,10 +98,12 @@ export const adminRoutes: readonly AnyRoute[] = [
     tag: TAG,
     summary: 'Controls, markets, the 50 newest messages and the full persistence status',
     success: { status: 200, description: 'the admin snapshot', schema: AdminStateSchema },
-    errors: [],
+    errors: ['history_unavailable'],
     handle: (call) => {
       const { state, persistence } = call.context.service;
-      return { controls: state.markets.controls, markets: state.markets.list(), recent_messages: state.messages.newest(DEFAULT_MESSAGE_LIMIT), persistence: persistence.status(), limits: call.context.config.limits };
+      const controls = state.markets.controls;
+      const markets = state.markets.list();
+      return then(call.context.history.messages(DEFAULT_MESSAGE_LIMIT), (recent_messages) => ({ controls, markets, recent_messages, persistence: persistence.status(), limits: call.context.config.limits }));
     },
   }),
   tradingControlRoute('start', 'Accept order submissions again'),
@@ -130,7 +133,7 @@ export const adminRoutes: readonly AnyRoute[] = [
           title: b.title ?? null,
           body: b.body,
         }),
-        (event) => MessagesProjection.posted(eventOf(event, 'AdminMessagePosted')),
+        (event) => postedMessage(eventOf(event, 'AdminMessagePosted')),
       );
     },
   }),
@@ -142,8 +145,8 @@ export const adminRoutes: readonly AnyRoute[] = [
     summary: 'Operator messages, newest first',
     query: MessagesQuery,
     success: { status: 200, description: 'array of AdminMessageEntry', schema: z.array(AdminMessageEntrySchema) },
-    errors: ['invalid_query'],
-    handle: (call) => call.context.service.state.messages.newest(call.query.limit ?? DEFAULT_MESSAGE_LIMIT),
+    errors: ['history_unavailable', 'invalid_query'],
+    handle: (call) => call.context.history.messages(call.query.limit ?? DEFAULT_MESSAGE_LIMIT),
   }),
   defineRoute({
     method: 'post',
@@ -276,13 +279,16 @@ export const adminRoutes: readonly AnyRoute[] = [
     tag: TAG,
     summary: 'The state hash at the head of the log (for auditors)',
     description:
-      'SHA-256 over a canonical serialization of every projection, with the seq it was taken at. Replaying the log up to that seq ' +
-      '(`npm run replay -- state --state-hash --until-seq N`) gives the same hash. Computed on demand: it reads the whole state.',
-    success: { status: 200, description: 'seq and state_hash', schema: StateHashResponse },
+      'SHA-256 over a canonical serialization of the live state and the chain hash of the log at that seq (which commits to every ' +
+      'event, and so to the whole history), with the seq it was taken at and that chain hash. Replaying the log up to that seq ' +
+      '(`npm run replay -- state --state-hash --until-seq N`) gives the same hash. Version 3 of the definition (docs/replay.md, ' +
+      '"State hash"); computed on demand from the live state, whatever the length of the log.',
+    success: { status: 200, description: 'seq, state_hash, chain_hash and hash_version', schema: StateHashResponse },
     errors: [],
     handle: (call) => {
-      const state = call.context.service.state;
-      return { seq: state.seq, state_hash: stateHash(state) };
+      const { state, persistence } = call.context.service;
+      const chain = persistence.headHash();
+      return { seq: state.seq, state_hash: stateHash(state, chain), chain_hash: chain, hash_version: STATE_HASH_VERSION };
     },
   }),
 ];

@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { DomainError } from '../../commands/errors.ts';
 import { isMarketSymbol } from '../../commands/rules.ts';
-import { CANDLE_INTERVALS, candles, MAX_CANDLES, timeMicros, type CandleInterval } from '../market-data/candles.ts';
-import { tradeView } from '../../projections/trade-tape.ts';
+import { CANDLE_INTERVALS, MAX_CANDLES, timeMicros, type CandleInterval } from '../../projections/candles.ts';
+import { tradeView } from '../../projections/history/trade-tape.ts';
+import { then } from '../history/history.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import { nowRfc3339 } from '../clock.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -46,17 +47,16 @@ export const marketDataRoutes: readonly AnyRoute[] = [
     params: MarketIdParams,
     query: z.object(PageQuery),
     success: { status: 200, description: 'a page of trades', schema: TradesPage },
-    errors: ['invalid_market', 'market_not_configured', 'invalid_limit', 'invalid_cursor'],
+    errors: ['history_unavailable', 'invalid_market', 'market_not_configured', 'invalid_limit', 'invalid_cursor'],
     handle: (call) => {
       const state = call.context.service.state;
       knownMarket(state, call.params.market_id);
       const limit = pageLimit(call.query.limit);
-      const from = call.query.before === undefined ? undefined : decodeCursor('trades', call.query.before, ['number', 'number']);
-      const page = state.tape.page(call.params.market_id, limit + 1, from === undefined ? undefined : { seq: from[0] as number, n: from[1] as number });
-      const more = page.length > limit;
-      if (more) page.pop();
-      const last = page[page.length - 1];
-      return { trades: page.map(tradeView), next: more && last !== undefined ? encodeCursor('trades', [last.seq, last.n]) : null };
+      const from = call.query.before === undefined ? null : decodeCursor('trades', call.query.before, ['number', 'number']);
+      return then(call.context.history.tapePage(call.params.market_id, from === null ? null : { seq: from[0] as number, n: from[1] as number }, limit), (page) => {
+        const last = page.items[page.items.length - 1];
+        return { trades: page.items.map(tradeView), next: page.more && last !== undefined ? encodeCursor('trades', [last.seq, last.n]) : null };
+      });
     },
   }),
   defineRoute({
@@ -71,7 +71,7 @@ export const marketDataRoutes: readonly AnyRoute[] = [
     params: MarketIdParams,
     query: CandlesQuery,
     success: { status: 200, description: 'the candles', schema: CandlesResponse },
-    errors: ['invalid_market', 'market_not_configured', 'invalid_query', 'invalid_range'],
+    errors: ['history_unavailable', 'invalid_market', 'market_not_configured', 'invalid_query', 'invalid_range'],
     handle: (call) => {
       const state = call.context.service.state;
       knownMarket(state, call.params.market_id);
@@ -83,7 +83,7 @@ export const marketDataRoutes: readonly AnyRoute[] = [
       if (from === undefined) from = to - 100 * width;
       if (from >= to) throw new DomainError('invalid_range', 'from must be before to');
       if (Math.ceil((to - Math.floor(from / width) * width) / width) > MAX_CANDLES) throw new DomainError('invalid_range', `the range spans more than ${MAX_CANDLES} ${interval} buckets`);
-      return { candles: candles(state.tape.trades(call.params.market_id), interval, from, to) };
+      return then(call.context.history.candles(call.params.market_id, interval, from, to), (list) => ({ candles: list }));
     },
   }),
 ];

@@ -6,10 +6,11 @@ import { BULK_PROVISION_MAX } from '../../commands/decide-operators.ts';
 import { DomainError } from '../../commands/errors.ts';
 import type { ScheduledAction } from '../../events/types.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
-import type { OfficialStandingsView } from '../../projections/official.ts';
+import { officialStandingsView, type OfficialStandingsView } from '../../projections/history/official.ts';
 import type { ScheduleEntryView } from '../../projections/schedule.ts';
 import type { LeaderboardRow, TraderView } from '../../projections/views.ts';
 import { formatMicros, hashApiKey, newApiKey, parseMicros } from '../clock.ts';
+import { then } from '../history/history.ts';
 import { readUsernames, sendCsv, wantsCsv } from './csv.ts';
 import { BulkUsersBody, FreezeBody, OfficialQuery, ScheduleBody, type ScheduleEntryBody, TraderIdParams } from './operator-inputs.ts';
 import { BulkProfilesResponse, DisabledResponse, OfficialStandingsSchema, ProfileResponse, ScheduleSchema, TraderAccountSchema } from './response-schemas.ts';
@@ -69,18 +70,22 @@ export const officialLeaderboardRoute: AnyRoute = defineRoute({
     'recompute both with `npm run replay -- prove --label L`. CSV with Accept: text/csv or ?format=csv (one line per row, the label repeated).',
   query: OfficialQuery,
   success: { status: 200, description: 'array of OfficialStandings', schema: z.array(OfficialStandingsSchema), alternateContentTypes: ['text/csv'] },
-  errors: ['invalid_query', 'official_not_found'],
+  errors: ['history_unavailable', 'invalid_query', 'official_not_found'],
   handle: (call) => {
-    const official = call.context.service.state.official;
-    let list = official.all();
-    if (call.query.label !== undefined) {
-      const one = official.byLabel(call.query.label);
-      if (one === undefined) throw new DomainError('official_not_found', `no frozen standings labelled ${JSON.stringify(call.query.label)}`);
-      list = [one];
-    }
-    if (!wantsCsv(call.req, call.query.format)) return list;
-    sendCsv(call.res, 200, ['label', 'as_of_seq', 'head_hash', ...LEADERBOARD_COLUMNS], officialCsvRecords(list), 'official-standings.csv');
-    return REPLIED;
+    const history = call.context.history;
+    const label = call.query.label;
+    const found =
+      label === undefined
+        ? history.standings()
+        : then(history.standing(label), (one) => {
+            if (one === undefined) throw new DomainError('official_not_found', `no frozen standings labelled ${JSON.stringify(label)}`);
+            return [one];
+          });
+    return then(found, (list) => {
+      if (!wantsCsv(call.req, call.query.format)) return list;
+      sendCsv(call.res, 200, ['label', 'as_of_seq', 'head_hash', ...LEADERBOARD_COLUMNS], officialCsvRecords(list), 'official-standings.csv');
+      return REPLIED;
+    });
   },
 });
 
@@ -247,7 +252,7 @@ export const operatorRoutes: readonly AnyRoute[] = [
         201,
         // Stamped right before it is decided, in the same tick: the head the hash belongs to is the one decided on.
         (s) => ({ type: 'FreezeLeaderboard', time: s.time, label: call.body.label ?? null, as_of_seq: state.seq, head_hash: persistence.headHash() }),
-        (event) => state.official.byLabel(eventOf(event, 'LeaderboardFrozen').data.label),
+        (event) => officialStandingsView(eventOf(event, 'LeaderboardFrozen')),
       );
     },
   }),

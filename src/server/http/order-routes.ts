@@ -9,6 +9,8 @@ import { isMarketSymbol } from '../../commands/rules.ts';
 import { orderView } from '../../projections/books.ts';
 import { cancelAllReply, orderReply } from '../../projections/order-replies.ts';
 import type { Stamp } from '../clock.ts';
+import { then } from '../history/history.ts';
+import { findOrder, findOrderByClientId } from '../history/order-lookups.ts';
 import { fastAmendOrderBody } from '../../commands/fast-order-bodies.ts';
 import { OrderIdParams } from './http-inputs.ts';
 import { CancelAllResponse, OrderResponse } from './response-schemas.ts';
@@ -41,12 +43,14 @@ export const orderRoutes: readonly AnyRoute[] = [
     summary: 'One of the caller\'s orders, in any status since the last reset',
     params: OrderIdParams,
     success: { status: 200, description: 'the order as it is now', schema: OrderResponse },
-    errors: ['order_not_found'],
+    errors: ['history_unavailable', 'order_not_found'],
     handle: (call) => {
-      const o = call.context.service.state.books.anyOrder(call.params.order_id);
+      const id = call.params.order_id;
       // Another trader's order is not found, not forbidden: ids of other traders' orders are not confirmed.
-      if (o === undefined || o.trader_id !== callerOf(call).trader_id) throw new DomainError('order_not_found', `order ${call.params.order_id} not found`);
-      return { order: orderView(o) };
+      return then(findOrder(call.context.service.state, call.context.history, callerOf(call).trader_id, id), (o) => {
+        if (o === undefined) throw new DomainError('order_not_found', `order ${id} not found`);
+        return { order: orderView(o) };
+      });
     },
   }),
   defineRoute({
@@ -58,11 +62,13 @@ export const orderRoutes: readonly AnyRoute[] = [
     summary: 'One of the caller\'s orders by its client order id, in any status since the last reset',
     params: ClientOrderIdParams,
     success: { status: 200, description: 'the order as it is now', schema: OrderResponse },
-    errors: ['order_not_found', 'invalid_client_order_id'],
+    errors: ['history_unavailable', 'order_not_found', 'invalid_client_order_id'],
     handle: (call) => {
-      const o = call.context.service.state.books.byClientId(callerOf(call).trader_id, call.params.client_order_id);
-      if (o === undefined) throw new DomainError('order_not_found', `no order with client_order_id ${call.params.client_order_id}`);
-      return { order: orderView(o) };
+      const cid = call.params.client_order_id;
+      return then(findOrderByClientId(call.context.service.state, call.context.history, callerOf(call).trader_id, cid), (o) => {
+        if (o === undefined) throw new DomainError('order_not_found', `no order with client_order_id ${cid}`);
+        return { order: orderView(o) };
+      });
     },
   }),
   defineRoute({

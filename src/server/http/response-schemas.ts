@@ -221,7 +221,16 @@ export const ProfileResponse = z.object({ profile: TraderProfileSchema });
 
 export const ResetResponse = z.object({ cleared_orders: z.number().int().min(0), cleared_positions: z.number().int().min(0), cleared_fills: z.number().int().min(0) });
 
-export const StateHashResponse = z.object({ seq: z.number().int().min(0), state_hash: z.string().regex(/^[0-9a-f]{64}$/) }).meta({ id: 'StateHash' });
+export const StateHashResponse = z
+  .object({
+    seq: z.number().int().min(0),
+    state_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The log's chain hash at seq (the genesis hash, 64 zeros, for an empty log). */
+    chain_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    /** The definition of state_hash (3: the live state and the chain hash; docs/replay.md). */
+    hash_version: z.literal(3),
+  })
+  .meta({ id: 'StateHash' });
 
 const Count = z.number().int();
 export const LimitsSchema = z

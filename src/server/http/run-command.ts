@@ -3,7 +3,8 @@
 // reply is written in that callback, so a client always has its answer before the WebSocket events.
 import type { ServerResponse } from 'node:http';
 import { DomainError, DuplicateSubmission } from '../../commands/errors.ts';
-import { duplicateReply } from '../../projections/order-replies.ts';
+import { then } from '../history/history.ts';
+import { duplicateReply } from '../history/order-lookups.ts';
 import type { Command } from '../../commands/types.ts';
 import type { EventOf, EventType, ExchangeEvent } from '../../events/types.ts';
 import type { Stamp } from '../clock.ts';
@@ -54,14 +55,14 @@ export function runCommand(
     if (service.executeNow(build, reply, capture) !== null) return REPLIED;
   } catch (err) {
     if (!(err instanceof DuplicateSubmission)) throw err;
-    return answerDuplicate(context, res, err.orderId);
+    return answerDuplicate(context, res, err);
   }
   // Operators (no trader) wait in the operators' lane, which goes first.
   return service.execute(build, reply, capture, call.trader?.trader_id ?? null).then(
     () => REPLIED,
     (err: unknown) => {
       if (!(err instanceof DuplicateSubmission)) throw err;
-      return answerDuplicate(context, res, err.orderId);
+      return answerDuplicate(context, res, err);
     },
   );
 }
@@ -70,13 +71,14 @@ export function runCommand(
  * A repeated client_order_id: nothing was appended. The answer waits, as the first one did, until the
  * first order is durable, so a retry is never told of an order that could still be lost.
  */
-function answerDuplicate(context: ServerContext, res: ServerResponse, orderId: string): Replied | Promise<Replied> {
+function answerDuplicate(context: ServerContext, res: ServerResponse, duplicate: DuplicateSubmission): Replied | Promise<Replied> {
   const service = context.service;
-  const send = (): Replied => {
-    sendJson(res, 200, duplicateReply(service.state, orderId));
-    return REPLIED;
-  };
-  return service.waitsForDurability ? service.whenDurable(orderId).then(send) : send();
+  const send = (): Replied | Promise<Replied> =>
+    then(duplicateReply(service.state, context.history, duplicate), (body) => {
+      sendJson(res, 200, body);
+      return REPLIED;
+    });
+  return service.waitsForDurability ? service.whenDurable(duplicate.order?.seq ?? 0).then(send) : send();
 }
 
 /** Narrows the event a command produced; another type would be a bug in the core. */

@@ -4,9 +4,10 @@ import { sendLeaderboard } from './operator-routes.ts';
 import { AmendOrderBody, SubmitOrderBody } from '../../commands/schemas.ts';
 import { POSITION_LIMIT } from '../../commands/rules.ts';
 import { submitCommand } from '../../commands/order-terms.ts';
-import { compareFills } from '../../projections/fills.ts';
 import { byCreatedThenId, orderView } from '../../projections/books.ts';
 import { submitReply } from '../../projections/order-replies.ts';
+import { then } from '../history/history.ts';
+import { checkEarlier, withEarlierOrder } from '../history/order-lookups.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import { changeOrder } from './order-routes.ts';
@@ -126,23 +127,19 @@ export const traderRoutes: readonly AnyRoute[] = [
       'newest first (occurred_at, then fill_id, descending); `before=<next>` continues with older fills.',
     query: PagedMarketQuery,
     success: { status: 200, description: 'array of Fill, or a page of them', schema: z.union([z.array(FillSchema), FillsPage]) },
-    errors: ['invalid_market', 'invalid_limit', 'invalid_cursor'],
+    errors: ['history_unavailable', 'invalid_market', 'invalid_limit', 'invalid_cursor'],
     handle: (call) => {
-      const fills = call.context.service.state.fills;
+      const history = call.context.history;
       const traderId = callerOf(call).trader_id;
       const market = call.query.market;
-      if (!wantsPage(call.query)) return fills.of(traderId, market);
+      if (!wantsPage(call.query)) return history.fills(traderId, market);
       const limit = pageLimit(call.query.limit);
       const from = call.query.before === undefined ? null : decodeCursor('fills', call.query.before, ['string', 'string']);
       const at = from === null ? null : { occurred_at: from[0] as string, fill_id: from[1] as string };
-      const page = pageBackwards(
-        fills.listOf(traderId),
-        limit,
-        at === null ? null : (f) => compareFills(f, at as Parameters<typeof compareFills>[1]) < 0,
-        market === undefined ? undefined : (f) => f.market === market,
-      );
-      const last = page.items[page.items.length - 1];
-      return { fills: page.items, next: page.more && last !== undefined ? encodeCursor('fills', [last.occurred_at, last.fill_id]) : null };
+      return then(history.fillsPage(traderId, market, at, limit), (page) => {
+        const last = page.items[page.items.length - 1];
+        return { fills: page.items, next: page.more && last !== undefined ? encodeCursor('fills', [last.occurred_at, last.fill_id]) : null };
+      });
     },
   }),
   defineRoute({
@@ -165,7 +162,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     body: SubmitOrderBody,
     fastBody: fastSubmitOrderBody,
     success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests', schema: SubmitOrderResponse, alternate: { status: 200, description: 'a repeated client_order_id with the same parameters: the first order as it is now, all its fills, duplicate: true' } },
-    errors: [
+    errors: ['history_unavailable', 
       'invalid_order_type',
       'invalid_time_in_force',
       'invalid_self_trade_prevention',
@@ -188,11 +185,19 @@ export const traderRoutes: readonly AnyRoute[] = [
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
       const b = call.body;
-      return runCommand(
-        call,
-        201,
-        (s) => submitCommand(b, traderId, s),
-        (event) => submitReply(call.context.service.state, eventOf(event, 'OrderSubmitted')),
+      const state = call.context.service.state;
+      // A client order id the books do not hold is looked up in the history first (order-lookups.ts).
+      return withEarlierOrder(state, call.context.history, traderId, b.client_order_id, (lookup) =>
+        runCommand(
+          call,
+          201,
+          (s) => {
+            const earlier = checkEarlier(state, lookup);
+            const command = submitCommand(b, traderId, s);
+            return earlier === undefined ? command : { ...command, earlier_order: earlier };
+          },
+          (event) => submitReply(state, eventOf(event, 'OrderSubmitted')),
+        ),
       );
     },
   }),

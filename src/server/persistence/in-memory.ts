@@ -1,13 +1,16 @@
 import { flatUuid } from '../clock.ts';
+import type { Exchange } from '../../commands/exchange.ts';
 import { chainHash, GENESIS_HASH } from '../../events/hash.ts';
 import { InMemoryEventLog } from '../../events/in-memory-log.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
+import { MemoryHistory } from '../history/memory-history.ts';
 import type { Persistence, PersistenceStatus } from './persistence.ts';
 
 /** STORAGE_BACKEND=in_memory: the log lives in this process and dies with it. */
 export class InMemoryPersistence implements Persistence {
   readonly backend = 'in_memory' as const;
   readonly log = new InMemoryEventLog();
+  readonly history = new MemoryHistory();
   readonly epoch = flatUuid();
   private readonly done = Promise.resolve();
   // The chain is computed on demand (a freeze asks for it), from where the last answer stopped.
@@ -34,7 +37,10 @@ export class InMemoryPersistence implements Persistence {
     return this.done;
   }
 
-  async recover(): Promise<void> {}
+  /** Nothing to recover: the log starts empty, and the history follows the state from its start. */
+  async recover(exchange: Exchange): Promise<void> {
+    this.history.follow(exchange.state);
+  }
 
   async *readEvents(afterSeq: number): AsyncIterable<ExchangeEvent> {
     // Bounded by the head at the start, so a long export does not chase new events forever.
@@ -45,5 +51,7 @@ export class InMemoryPersistence implements Persistence {
     }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.history.close();
+  }
 }

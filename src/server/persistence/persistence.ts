@@ -4,6 +4,7 @@
 import type { EventLog } from '../../events/event-log.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
 import type { Exchange } from '../../commands/exchange.ts';
+import type { History } from '../history/history.ts';
 
 export type PersistenceMode = 'disabled' | 'ok' | 'retrying' | 'backpressured' | 'stopped';
 
@@ -32,6 +33,8 @@ export interface Persistence {
   readonly epoch: string;
   /** The log the exchange appends to. */
   readonly log: EventLog;
+  /** Where the history lives (src/server/history/): with the log, in memory or in the database. */
+  readonly history: History;
   status(): PersistenceStatus;
   /**
    * Resolves when the writer can take another event. The service awaits it before admitting a

@@ -15,6 +15,7 @@ import type { PostgresPersistence } from '../persistence/postgres/postgres-persi
 import { recoverExchange, type RecoveredHead } from '../persistence/postgres/recovery.ts';
 import { checkFollowableLog } from './followable-log.ts';
 import { ReplicaLog } from './replica-log.ts';
+import { PostgresHistory } from '../history/postgres-history.ts';
 
 /** What the follower reports for the persistence part of /health and the admin state. */
 export interface ReplicaFigures {
@@ -28,6 +29,8 @@ export class ReplicaPersistence implements Persistence {
   readonly epoch: string;
   readonly log = new ReplicaLog();
   readonly pool: pg.Pool;
+  /** The history in the database: everything this node folded is in it already (the leader wrote it). */
+  readonly history: PostgresHistory;
   private readonly logger: Logger;
   private leader: PostgresPersistence | null = null;
   private recovered: RecoveredHead | null = null;
@@ -38,6 +41,7 @@ export class ReplicaPersistence implements Persistence {
     this.epoch = epoch;
     this.pool = pool;
     this.logger = logger;
+    this.history = new PostgresHistory({ pool, feed: null, logger });
   }
 
   get recovery(): RecoveredHead | null {
@@ -84,6 +88,7 @@ export class ReplicaPersistence implements Persistence {
     if (this.recovered !== null) throw new Error('persistence: recover runs once, at startup');
     const head = await recoverExchange(this.pool, exchange, this.logger);
     this.log.foldedTo(head.seq);
+    this.history.follow(exchange.state);
     this.recovered = head;
     this.logger.info({ seq: head.seq, snapshot_seq: head.snapshotSeq, folded: head.folded, fold_ms: Math.round(head.foldMs) }, 'event log folded from PostgreSQL (following)');
   }
@@ -92,6 +97,7 @@ export class ReplicaPersistence implements Persistence {
   promote(leader: PostgresPersistence): void {
     this.leader = leader;
     this.log.writeTo(leader.log);
+    this.history.useFeed(leader.feed);
   }
 
   async *readEvents(afterSeq: number): AsyncIterable<ExchangeEvent> {
@@ -107,6 +113,7 @@ export class ReplicaPersistence implements Persistence {
 
   async close(): Promise<void> {
     if (this.leader !== null) await this.leader.close();
+    await this.history.close();
     await this.pool.end();
   }
 }

@@ -3,7 +3,7 @@
 // encoded once and the same Buffer is queued on every connection that receives it.
 import type { ExchangeEvent } from '../../events/types.ts';
 import type { L3Delta } from '../../projections/market-data.ts';
-import { tradeView } from '../../projections/trade-tape.ts';
+import { tradeView } from '../../projections/history/trade-tape.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
 import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';

@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../commands/errors.ts';
 import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
 import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
-import type { TradeView } from '../../projections/trade-tape.ts';
+import type { TradeView } from '../../projections/history/trade-tape.ts';
 import type { AdminMessageView, OrderView } from '../../projections/views.ts';
 import type { Frame, ServerMessageName } from './server-messages.ts';
 

@@ -7,10 +7,12 @@ import { DuplicateSubmission, ERRORS, isDomainError, type ErrorCode } from '../.
 import { submitCommand } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
-import { cancelAllReply, duplicateReply, orderReply, submitReply } from '../../projections/order-replies.ts';
+import { cancelAllReply, orderReply, submitReply } from '../../projections/order-replies.ts';
 import type { TraderView } from '../../projections/views.ts';
 import type { Stamp } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
+import { then, type EarlierOrder } from '../history/history.ts';
+import { checkEarlier, duplicateReply, withEarlierOrder } from '../history/order-lookups.ts';
 import type { ClientMessageOf } from './client-messages.ts';
 import { cancelAllAckFrame, orderAckFrame, rejectFrame, submitAckFrame, withRateLimitRemaining, type TradingOp } from './frames.ts';
 
@@ -77,16 +79,29 @@ export class LocalDesk implements TradingDesk {
 
   trade(message: TradingMessage, trader: TraderView, caller: TradingCaller): TradeOutcome | Promise<TradeOutcome> {
     const traderId = trader.trader_id;
-    const send = (frame: string): void => caller.send(frame);
     // The trader's one budget, shared with its REST requests and its other connections.
     const budget = this.context.budgets.take(traderId);
     if (!budget.allowed) return { kind: 'over_budget', retryAfterMs: budget.retryAfterMs };
     const remaining = budget.remaining;
     const requestId = message.request_id ?? null;
+    if (message.op === 'submit_order' && message.client_order_id !== undefined) {
+      // A client order id the books do not hold is looked up in the history first (order-lookups.ts).
+      return withEarlierOrder(this.context.service.state, this.context.history, traderId, message.client_order_id, (lookup) => this.run(message, traderId, requestId, remaining, caller, lookup));
+    }
+    return this.run(message, traderId, requestId, remaining, caller, null);
+  }
+
+  private run(message: TradingMessage, traderId: string, requestId: string | null, remaining: number, caller: TradingCaller, lookup: EarlierOrder | null): TradeOutcome | Promise<TradeOutcome> {
+    const send = (frame: string): void => caller.send(frame);
     const op = message.op;
     const { build, ack } = this.plan(message, requestId);
     const service = this.context.service;
-    const command = (stamp: Stamp): Command => build(stamp, traderId);
+    const command = (stamp: Stamp): Command => {
+      const built = build(stamp, traderId);
+      if (lookup === null || built.type !== 'SubmitOrder') return built;
+      const earlier = checkEarlier(service.state, lookup);
+      return earlier === undefined ? built : { ...built, earlier_order: earlier };
+    };
     const reply = (event: ExchangeEvent, frame: string | null): void => {
       if (frame !== null) send(withRateLimitRemaining(frame, remaining));
       else this.context.logger.error({ op, type: event.type }, 'ws: accepted command produced an unexpected event');
@@ -94,11 +109,12 @@ export class LocalDesk implements TradingDesk {
     const refused = (err: unknown): TradeOutcome | Promise<TradeOutcome> => {
       if (err instanceof DuplicateSubmission) {
         // A repeated client_order_id: acked with the first order, once that order is durable.
-        const answer = (): TradeOutcome => {
-          send(withRateLimitRemaining(submitAckFrame(requestId, duplicateReply(service.state, err.orderId)), remaining));
-          return ANSWERED;
-        };
-        return service.waitsForDurability ? service.whenDurable(err.orderId).then(answer) : answer();
+        const answer = (): TradeOutcome | Promise<TradeOutcome> =>
+          then(duplicateReply(service.state, this.context.history, err), (reply) => {
+            send(withRateLimitRemaining(submitAckFrame(requestId, reply), remaining));
+            return ANSWERED;
+          });
+        return service.waitsForDurability ? service.whenDurable(err.order?.seq ?? 0).then(answer) : answer();
       }
       const code: ErrorCode = isDomainError(err) ? err.code : 'internal';
       if (!isDomainError(err)) this.context.logger.error({ err, op }, 'ws: order operation failed');

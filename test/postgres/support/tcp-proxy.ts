@@ -1,6 +1,7 @@
 // A TCP proxy between the service and PostgreSQL, so tests can cut the database away (an outage),
-// lose a reply at the worst moment (right after what commits a batch went out), and hold back what the
-// server says after an error (so a client sees the ErrorResponse and its ReadyForQuery in two reads).
+// lose a reply at the worst moment (the server has committed a batch, the client never hears it), and
+// hold back what the server says after an error (so a client sees the ErrorResponse and its
+// ReadyForQuery in two reads).
 import net from 'node:net';
 
 export class TcpProxy {
@@ -10,7 +11,7 @@ export class TcpProxy {
   private readonly sockets = new Set<net.Socket>();
   private down = false;
   private cutAfterCommits = 0;
-  /** How many connections were cut right after forwarding what commits a batch. */
+  /** How many connections were cut right after the server committed, before its reply went on. */
   commitsCut = 0;
   port = 0;
 
@@ -56,32 +57,35 @@ export class TcpProxy {
     upstream.on('error', drop);
     client.on('close', drop);
     upstream.on('close', drop);
-    if (this.holdAfterErrorMs > 0) this.holdAfterErrors(upstream, client);
-    else upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('data', (chunk: Buffer) => {
-      if (this.cutAfterCommits > 0 && commits(chunk)) {
-        this.cutAfterCommits--;
-        this.commitsCut++;
-        // The server gets it (and commits); the client never hears back.
-        upstream.end(chunk);
-        client.destroy();
-        this.sockets.delete(client);
-        return;
-      }
-      upstream.write(chunk);
-    });
+    this.forwardServer(upstream, client);
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
   }
 
-  /** Forwards the server's messages one by one, pausing holdAfterErrorMs after each ErrorResponse. */
-  private holdAfterErrors(upstream: net.Socket, client: net.Socket): void {
+  /**
+   * Forwards the server's messages one by one: pausing holdAfterErrorMs after each ErrorResponse, and,
+   * while commits are to be cut, cutting the client off at a CommandComplete of COMMIT, which the server
+   * sends once the transaction has committed (whatever the query held: a plain COMMIT, or a batch's
+   * one query of BEGIN, NOTIFY, its COPYs and COMMIT).
+   */
+  private forwardServer(upstream: net.Socket, client: net.Socket): void {
     let pending = Buffer.alloc(0);
     const forward = (): void => {
       // A backend message: its type byte, then its length (which counts itself, not the type).
       while (pending.length >= 5 && pending.length >= 1 + pending.readUInt32BE(1)) {
         const message = pending.subarray(0, 1 + pending.readUInt32BE(1));
         pending = pending.subarray(message.length);
+        if (this.cutAfterCommits > 0 && isCommitComplete(message)) {
+          this.cutAfterCommits--;
+          this.commitsCut++;
+          // The server has committed; the client never hears back.
+          client.destroy();
+          upstream.destroy();
+          this.sockets.delete(client);
+          this.sockets.delete(upstream);
+          return;
+        }
         client.write(message);
-        if (message[0] === 0x45) {
+        if (message[0] === 0x45 && this.holdAfterErrorMs > 0) {
           upstream.pause();
           setTimeout(() => {
             upstream.resume();
@@ -119,16 +123,7 @@ export class TcpProxy {
   }
 }
 
-/**
- * What makes the server commit: a simple-protocol Query message ('Q', length, text) whose text is
- * COMMIT, or the end of a COPY's data (CopyDone: 'c', length 4), which is the last the client sends of a
- * batch whose query holds its own COMMIT after the COPY (log-channel.ts batchTransaction). A chunk may
- * hold the last CopyData with it; COPY text data ends in a newline, never in CopyDone's bytes.
- */
-function commits(chunk: Buffer): boolean {
-  if (chunk.length >= 5 && chunk.subarray(chunk.length - 5).equals(COPY_DONE)) return true;
-  if (chunk.length < 6 || chunk[0] !== 0x51) return false;
-  return /^commit;?\0$/i.test(chunk.subarray(5).toString('latin1').trim());
+/** A CommandComplete ('C') whose tag is COMMIT: the server's word that a transaction committed. */
+function isCommitComplete(message: Buffer): boolean {
+  return message[0] === 0x43 && message.subarray(5).toString('latin1') === 'COMMIT\0';
 }
-
-const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]);

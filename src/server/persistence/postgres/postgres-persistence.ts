@@ -1,7 +1,8 @@
-// STORAGE_BACKEND=postgres: the append-only log in PostgreSQL. Startup takes the log's advisory lock
-// (one writer per log) and migrates the schema; recover() rebuilds the state from the newest snapshot
-// and the events after it; then every accepted event goes through the batch writer, and snapshots are
-// written in the background.
+// STORAGE_BACKEND=postgres: the append-only log in PostgreSQL, and the history beside it. Startup takes
+// the log's advisory lock (one writer per log) and migrates the schema; recover() rebuilds the live
+// state from the newest snapshot and the events after it (and, for a log whose history tables are not
+// complete, folds the whole log and writes them); then every accepted event goes through the batch
+// writer with the history rows it made, and snapshots are written in the background.
 import pg from 'pg';
 import type { Exchange } from '../../../commands/exchange.ts';
 import { GENESIS_HASH } from '../../../events/hash.ts';
@@ -9,6 +10,9 @@ import type { ExchangeEvent } from '../../../events/types.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import type { FlushListener, Persistence, PersistenceStatus } from '../persistence.ts';
+import { HistoryBackfill, historyComplete } from '../../history/history-backfill.ts';
+import { HistoryFeed } from '../../history/history-feed.ts';
+import { PostgresHistory } from '../../history/postgres-history.ts';
 import { BatchWriter, type BatchWriterOptions } from './batch-writer.ts';
 import { clientConfig } from './connection.ts';
 import { streamStoredEvents } from './event-stream.ts';
@@ -36,6 +40,9 @@ export class PostgresPersistence implements Persistence {
   readonly snapshotter: Snapshotter;
   /** The session that holds the writer lock (cluster mode watches it: see src/server/replication/). */
   readonly session: WriterSession;
+  /** What the database does not hold yet of the history: the writer writes it, the history reads it. */
+  readonly feed = new HistoryFeed();
+  readonly history: PostgresHistory;
   private readonly pool: pg.Pool;
   private readonly logger: Logger;
   private readonly ignoreSnapshots: boolean;
@@ -51,6 +58,8 @@ export class PostgresPersistence implements Persistence {
     this.logger = parts.logger;
     this.ignoreSnapshots = parts.ignoreSnapshots;
     this.log = new PostgresEventLog(this.writer, (seq) => this.snapshotter.onAppend(seq));
+    this.history = new PostgresHistory({ pool: this.pool, feed: this.feed, logger: this.logger });
+    this.writer.attachHistory(this.feed);
   }
 
   /** What the last recover() did (for logs, tests and the benchmark). */
@@ -91,7 +100,8 @@ export class PostgresPersistence implements Persistence {
 
   async recover(exchange: Exchange): Promise<void> {
     if (this.recovered !== null) throw new Error('persistence: recover runs once, at startup');
-    const head = await recoverExchange(this.pool, exchange, this.logger, { useSnapshots: !this.ignoreSnapshots });
+    const backfill = (await historyComplete(await this.session.get())) ? undefined : new HistoryBackfill(this.pool, this.logger);
+    const head = await recoverExchange(this.pool, exchange, this.logger, { useSnapshots: !this.ignoreSnapshots, ...(backfill === undefined ? {} : { backfill }) });
     this.adopt(exchange, head);
   }
 
@@ -103,6 +113,8 @@ export class PostgresPersistence implements Persistence {
     if (this.recovered !== null) throw new Error('persistence: the head is set once');
     this.writer.resume(head.seq, head.hash);
     this.log.resume(head.seq);
+    this.feed.follow(exchange.state, head.seq);
+    this.history.follow(exchange.state);
     this.snapshotter.attach(exchange.state, head.snapshotSeq);
     this.recovered = head;
     this.logger.info(
@@ -139,6 +151,7 @@ export class PostgresPersistence implements Persistence {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.writer.close();
+      await this.history.close();
       await this.snapshotter.close();
       await this.session.close();
       await this.pool.end();

@@ -13,13 +13,14 @@ import type pg from 'pg';
 import type { Exchange } from '../../../commands/exchange.ts';
 import { GENESIS_HASH, sha256Hex } from '../../../events/hash.ts';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
-import { restoreSnapshot } from '../../../projections/snapshot.ts';
+import { restoreLinesFrom } from '../../../projections/snapshot.ts';
 import type { Logger } from '../../logger.ts';
 import { parsedEvents, processedChunks } from '../pipeline/chunk-pipeline.ts';
 import { errorText } from './connection.ts';
 import { decodeEventRow } from './copy-text.ts';
 import { copyRows, streamEventBytes } from './event-stream.ts';
-import { loadNewestSnapshot, SnapshotAheadOfLog } from './snapshot-store.ts';
+import { newestSnapshot, readSnapshotLines, SnapshotAheadOfLog } from './snapshot-store.ts';
+import type { HistoryBackfill } from '../../history/history-backfill.ts';
 
 export interface RecoveredHead {
   readonly seq: number;
@@ -45,6 +46,11 @@ export interface RecoveryOptions {
   readonly workers?: number;
   /** Bytes per pipeline chunk (tests use small ones to cross many chunk boundaries). */
   readonly chunkBytes?: number;
+  /**
+   * The log's history tables are to be written from the fold (history-backfill.ts): recovery then folds
+   * the whole log, whatever the snapshots.
+   */
+  readonly backfill?: HistoryBackfill;
 }
 
 /**
@@ -67,6 +73,18 @@ class UnusableSnapshot extends Error {
 export async function recoverExchange(pool: pg.Pool, exchange: Exchange, logger: Logger, options: RecoveryOptions = {}): Promise<RecoveredHead> {
   // Checked here, once: restoring into a state that is not fresh throws, which would read as a bad snapshot.
   if (exchange.seq !== 0) throw new Error('recovery needs a fresh exchange');
+  const backfill = options.backfill;
+  if (backfill !== undefined) {
+    await backfill.begin(exchange.state);
+    try {
+      const head = await recoverFrom(pool, exchange, logger, options, 0);
+      await backfill.end(head.seq);
+      return head;
+    } catch (err) {
+      backfill.abandon();
+      throw err;
+    }
+  }
   let below = options.useSnapshots === false ? 0 : Number.POSITIVE_INFINITY;
   for (;;) {
     try {
@@ -87,17 +105,20 @@ async function recoverFrom(pool: pg.Pool, exchange: Exchange, logger: Logger, op
   let hash = GENESIS_HASH;
   let snapshotSeq = 0;
   if (below > 0) {
-    const loaded = await loadNewestSnapshot(pool, logger, below).catch((err: unknown) => {
+    const found = await newestSnapshot(pool, logger, below).catch((err: unknown) => {
       throw err instanceof SnapshotAheadOfLog ? new LogIntegrityError(err.message) : err;
     });
-    if (loaded !== null) {
+    if (found !== null) {
       try {
-        restoreSnapshot(exchange.state, loaded.snapshot);
+        // Restored as it is read; a snapshot whose content turns out damaged leaves a state that is
+        // dropped whole (startOver), like one that does not restore.
+        await restoreLinesFrom(exchange.state, readSnapshotLines(pool, found.seq));
+        if (exchange.state.seq !== found.seq) throw new Error(`its content is of seq ${exchange.state.seq}, not its row's`);
       } catch (err) {
-        throw new UnusableSnapshot(loaded.snapshot.seq, `it cannot be restored: ${errorText(err)}`);
+        throw new UnusableSnapshot(found.seq, `it cannot be restored: ${errorText(err)}`);
       }
-      seq = snapshotSeq = loaded.snapshot.seq;
-      hash = loaded.chainHash;
+      seq = snapshotSeq = found.seq;
+      hash = found.chainHash;
     }
   }
   const snapshotMs = performance.now() - started;
@@ -137,6 +158,7 @@ async function recoverFrom(pool: pg.Pool, exchange: Exchange, logger: Logger, op
         seq += events.length;
         hash = chunk.lastHash;
         folded += events.length;
+        await options.backfill?.flush(seq);
         continue;
       }
     }
@@ -160,6 +182,7 @@ async function recoverFrom(pool: pg.Pool, exchange: Exchange, logger: Logger, op
       hash = computed;
       folded++;
     }
+    await options.backfill?.flush(seq);
   }
   return { seq, hash, snapshotSeq, folded, snapshotMs, foldMs: performance.now() - foldStarted };
 }

@@ -1,21 +1,21 @@
-// The snapshot worker thread: keeps a shadow of the exchange's state by folding the committed log out
-// of PostgreSQL (verifying the chain as it goes), and on request brings it up to the requested seq,
-// serializes it (takeSnapshot, JSON, SHA-256) and writes the snapshot row. The trading thread never
+// The snapshot worker thread: keeps a shadow of the exchange's live state by folding the committed log
+// out of PostgreSQL (verifying the chain as it goes), and on request brings it up to the requested seq
+// and writes its snapshot (snapshotLines, stored in pieces with their SHA-256). The trading thread never
 // copies or serializes anything for a snapshot: it only names the seq (see snapshotter.ts).
 //
-// The shadow costs a second copy of the state in memory and the CPU of folding each event a second
-// time, on another core; in exchange a snapshot stalls trading by microseconds whatever the size of
-// the state, and snapshot + tail = full fold holds by construction (the same fold of the same log).
-import { createHash } from 'node:crypto';
+// The shadow costs a second copy of the live state in memory (no history: the history is in the
+// database, and the shadow keeps no window of finished orders) and the CPU of folding each event a
+// second time, on another core; in exchange a snapshot stalls trading by microseconds whatever the size
+// of the state, and snapshot + tail = full fold holds by construction (the same fold of the same log).
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { Exchange } from '../../../commands/exchange.ts';
 import { GENESIS_HASH, sha256Hex } from '../../../events/hash.ts';
-import { restoreSnapshot, takeSnapshot } from '../../../projections/snapshot.ts';
+import { restoreLinesFrom, snapshotLines } from '../../../projections/snapshot.ts';
 import { createLogger } from '../../logger.ts';
 import { clientConfig, errorText } from './connection.ts';
 import { streamStoredEvents } from './event-stream.ts';
-import { loadNewestSnapshot, writeSnapshot } from './snapshot-store.ts';
+import { newestSnapshot, readSnapshotLines, writeSnapshot } from './snapshot-store.ts';
 
 export interface SnapshotWorkerData {
   readonly databaseUrl: string;
@@ -29,7 +29,7 @@ export interface SnapshotRequest {
 }
 
 export type SnapshotReply =
-  | { readonly id: number; readonly ok: true; readonly seq: number; readonly bytes: number; readonly folded: number; readonly workerMs: number }
+  | { readonly id: number; readonly ok: true; readonly seq: number; readonly bytes: number; readonly storedBytes: number; readonly folded: number; readonly workerMs: number }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
 if (parentPort === null) throw new Error('snapshot-worker: not started as a worker thread');
@@ -57,20 +57,21 @@ class NotApplied extends Error {}
 /** A fresh shadow from the newest usable snapshot at or before seq (or the start of the log). */
 async function start(seq: number): Promise<void> {
   for (;;) {
-    const exchange = new Exchange({ deltaRing: 0 });
-    const loaded = await loadNewestSnapshot(pool, createLogger('silent'), Math.min(below, seq + 1));
+    const exchange = new Exchange({ deltaRing: 0, recentOrders: 0 });
+    const found = await newestSnapshot(pool, createLogger('silent'), Math.min(below, seq + 1));
     head = 0;
     headHash = GENESIS_HASH;
     startedFrom = 0;
-    if (loaded !== null) {
+    if (found !== null) {
       try {
-        restoreSnapshot(exchange.state, loaded.snapshot);
+        await restoreLinesFrom(exchange.state, readSnapshotLines(pool, found.seq));
+        if (exchange.state.seq !== found.seq) throw new Error('its content is of another seq');
       } catch {
-        below = loaded.snapshot.seq;
+        below = found.seq;
         continue;
       }
-      head = startedFrom = loaded.snapshot.seq;
-      headHash = loaded.chainHash;
+      head = startedFrom = found.seq;
+      headHash = found.chainHash;
     }
     shadow = exchange;
     return;
@@ -117,11 +118,10 @@ async function snapshot(request: SnapshotRequest): Promise<SnapshotReply> {
   try {
     const folded = await foldTo(request.seq);
     const state = (shadow as Exchange).state;
-    const json = JSON.stringify(takeSnapshot(state));
-    const sha256 = createHash('sha256').update(json, 'utf8').digest('hex');
-    await writeSnapshot(pool, { seq: state.seq, time: state.time, json, sha256, blockedMs: request.blockedMs });
+    // Nothing applies events to the shadow while the lines are written out (this worker is its only user).
+    const written = await writeSnapshot(pool, { seq: state.seq, time: state.time, blockedMs: request.blockedMs }, snapshotLines(state));
     below = Number.POSITIVE_INFINITY;
-    return { id: request.id, ok: true, seq: state.seq, bytes: Buffer.byteLength(json, 'utf8'), folded, workerMs: performance.now() - started };
+    return { id: request.id, ok: true, seq: state.seq, bytes: written.bytes, storedBytes: written.storedBytes, folded, workerMs: performance.now() - started };
   } catch (err) {
     // A shadow that failed half way is not trusted again: the next request starts afresh.
     shadow = null;

@@ -13,7 +13,9 @@ export interface SnapshotFigures {
   readonly seq: number;
   /** How long the trading thread was held to take it. */
   readonly blockedMs: number;
+  /** The snapshot's text, and what is stored of it (gzipped). */
   readonly bytes: number;
+  readonly storedBytes: number;
   /** From the request to the committed row. */
   readonly totalMs: number;
   /** Events the worker folded to bring its shadow state to seq. */
@@ -105,8 +107,8 @@ export class Snapshotter {
       worker.postMessage({ id, seq, blockedMs } satisfies SnapshotRequest);
     });
     if (!reply.ok) throw new Error(reply.error);
-    this.last = { seq: reply.seq, blockedMs, bytes: reply.bytes, totalMs: performance.now() - started, folded: reply.folded };
-    this.logger.info({ seq: reply.seq, blocked_ms: Math.round(blockedMs * 1000) / 1000, bytes: reply.bytes, folded: reply.folded, total_ms: Math.round(this.last.totalMs) }, 'snapshot written');
+    this.last = { seq: reply.seq, blockedMs, bytes: reply.bytes, storedBytes: reply.storedBytes, totalMs: performance.now() - started, folded: reply.folded };
+    this.logger.info({ seq: reply.seq, blocked_ms: Math.round(blockedMs * 1000) / 1000, bytes: reply.bytes, stored_bytes: reply.storedBytes, folded: reply.folded, total_ms: Math.round(this.last.totalMs) }, 'snapshot written');
   }
 
   /** Waits for a snapshot being written; none start after this. */
