@@ -37,11 +37,11 @@ export class ReplicaPersistence implements Persistence {
   /** Set by the follower: how its reading goes. */
   figures: () => ReplicaFigures = () => ({ connected: true, foldedSeq: this.log.headSeq, lastError: null });
 
-  constructor(epoch: string, pool: pg.Pool, logger: Logger) {
+  constructor(epoch: string, pool: pg.Pool, logger: Logger, databaseUrl: string) {
     this.epoch = epoch;
     this.pool = pool;
     this.logger = logger;
-    this.history = new PostgresHistory({ pool, feed: null, logger });
+    this.history = new PostgresHistory({ databaseUrl, feed: null, logger });
   }
 
   get recovery(): RecoveredHead | null {
@@ -129,5 +129,5 @@ export async function openReplicaPersistence(config: Config, logger: Logger): Pr
   }
   const pool = new pg.Pool({ ...clientConfig(config.databaseUrl, 'exchange-follower'), max: 4, idleTimeoutMillis: 30_000 });
   pool.on('error', () => {});
-  return new ReplicaPersistence(epoch, pool, logger);
+  return new ReplicaPersistence(epoch, pool, logger, config.databaseUrl);
 }

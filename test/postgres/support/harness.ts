@@ -22,17 +22,25 @@ export function pgConfig(databaseUrl: string, env: Record<string, string> = {}) 
   return loadConfig({ STORAGE_BACKEND: 'postgres', DATABASE_URL: databaseUrl, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', ...env });
 }
 
-export async function openInstance(databaseUrl: string, env: Record<string, string> = {}, options: PostgresPersistenceOptions = {}): Promise<Instance> {
+/** What a test may set of the exchange and the service around it. */
+export interface InstanceParts {
+  /** The books' window of finished orders (a small one makes lookups go to the history). */
+  readonly recentOrders?: number;
+  /** The admission clock (a test's own, to stamp times it chooses). */
+  readonly clock?: AdmissionClock;
+}
+
+export async function openInstance(databaseUrl: string, env: Record<string, string> = {}, options: PostgresPersistenceOptions = {}, parts: InstanceParts = {}): Promise<Instance> {
   const config = pgConfig(databaseUrl, env);
   const persistence = await openPostgresPersistence(config, createLogger(config.logLevel), options);
-  const exchange = new Exchange({ log: persistence.log });
+  const exchange = new Exchange({ log: persistence.log, ...(parts.recentOrders === undefined ? {} : { recentOrders: parts.recentOrders }) });
   try {
     await persistence.recover(exchange);
   } catch (err) {
     await persistence.close();
     throw err;
   }
-  const clock = new AdmissionClock();
+  const clock = parts.clock ?? new AdmissionClock();
   if (exchange.state.time !== '') clock.advanceTo(exchange.state.time);
   const service = new ExchangeService(exchange, persistence, clock, { durableAcks: config.postgresDurableAcks });
   return {

@@ -49,7 +49,7 @@ export class PostgresPersistence implements Persistence {
   private recovered: RecoveredHead | null = null;
   private closing: Promise<void> | null = null;
 
-  constructor(parts: { epoch: string; session: WriterSession; pool: pg.Pool; writer: BatchWriter; snapshotter: Snapshotter; logger: Logger; ignoreSnapshots: boolean }) {
+  constructor(parts: { epoch: string; databaseUrl: string; session: WriterSession; pool: pg.Pool; writer: BatchWriter; snapshotter: Snapshotter; logger: Logger; ignoreSnapshots: boolean }) {
     this.epoch = parts.epoch;
     this.session = parts.session;
     this.pool = parts.pool;
@@ -58,7 +58,7 @@ export class PostgresPersistence implements Persistence {
     this.logger = parts.logger;
     this.ignoreSnapshots = parts.ignoreSnapshots;
     this.log = new PostgresEventLog(this.writer, (seq) => this.snapshotter.onAppend(seq));
-    this.history = new PostgresHistory({ pool: this.pool, feed: this.feed, logger: this.logger });
+    this.history = new PostgresHistory({ databaseUrl: parts.databaseUrl, feed: this.feed, logger: this.logger });
     this.writer.attachHistory(this.feed);
   }
 
@@ -193,5 +193,5 @@ export async function openOnSession(session: WriterSession, config: Config, logg
   };
   const writer = new BatchWriter(session, writerOptions, logger, { seq: 0, hash: GENESIS_HASH });
   const snapshotter = new Snapshotter(config.databaseUrl, config.snapshotEveryEvents, logger, (seq) => writer.durable(seq));
-  return new PostgresPersistence({ epoch, session, pool, writer, snapshotter, logger, ignoreSnapshots: options.ignoreSnapshots === true });
+  return new PostgresPersistence({ epoch, databaseUrl: config.databaseUrl, session, pool, writer, snapshotter, logger, ignoreSnapshots: options.ignoreSnapshots === true });
 }
