@@ -15,8 +15,8 @@ import type { OrderView } from './views.ts';
 
 export type { OrderRecord, OrderTerms } from './orders/order-store.ts';
 
-/** An order as a snapshot keeps it: every field of the record. */
-export type OrderSnapshot = OrderRecord;
+/** An order as a snapshot keeps it: every field of the record, its admission time as text or as its code. */
+export type OrderSnapshot = Omit<OrderRecord, 'created_at'> & { readonly created_at: string | number };
 
 /** An order as it finished (filled, canceled or expired): it never changes again. */
 export interface FinishedOrder extends OrderRecord {
@@ -186,8 +186,13 @@ export class BooksProjection {
    * Every resting order, book by book, each side best first and FIFO within a price: what a snapshot
    * keeps of the books (finished orders are history).
    */
-  *restingRecords(): IterableIterator<OrderSnapshot> {
-    for (const book of this.byName.values()) for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) yield this.orders.record(slot);
+  *restingRecords(): IterableIterator<OrderRecord> {
+    for (const slot of this.restingSlots()) yield this.orders.record(slot);
+  }
+
+  /** The slots of restingRecords, in its order. */
+  *restingSlots(): IterableIterator<number> {
+    for (const book of this.byName.values()) for (const side of [book.bids, book.asks]) yield* side.orderSlots();
   }
 
   /** Adds resting orders from a snapshot; pushing in the listed order restores every queue's priority. */

@@ -220,7 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     postgresWriteQueueCapacity: integer(env, 'POSTGRES_WRITE_QUEUE_CAPACITY', 4096, 1),
     postgresWriteRetryBackoffMs: integer(env, 'POSTGRES_WRITE_RETRY_BACKOFF_MS', 250, 0),
     postgresDurableAcks: boolean(env, 'POSTGRES_DURABLE_ACKS', false),
-    snapshotEveryEvents: integer(env, 'SNAPSHOT_EVERY_EVENTS', 100_000, 0),
+    snapshotEveryEvents: integer(env, 'SNAPSHOT_EVERY_EVENTS', 50_000, 0),
     logLevel: logLevelFrom(env),
     limits: loadLimits(env),
     bulkProvisionBodyLimitBytes: integer(env, 'BULK_PROVISION_BODY_LIMIT_BYTES', 4 * 1024 * 1024, 64 * 1024),

@@ -273,7 +273,8 @@ export class OrderStore {
     return this.resting.size;
   }
 
-  add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string, clientOrderId: string | null, seq: number): number {
+  /** `createdAt`: the admission time's text, or its code (createdCode) when it has one. */
+  add(id: string, trader: number, market: number, flags: number, price: number, quantity: number, remaining: number, createdAt: string | number, clientOrderId: string | null, seq: number): number {
     const reused = this.free.pop();
     const slot = reused ?? this.size;
     if (slot === this.num.capacity) this.grow();
@@ -285,11 +286,16 @@ export class OrderStore {
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
-    const created = this.times.code(slot, createdAt);
-    num[n + CREATED] = created;
-    if (!Number.isNaN(created)) {
-      this.lastCreatedCode = created;
-      this.lastCreatedText = createdAt;
+    if (typeof createdAt === 'number') {
+      if (!Number.isSafeInteger(createdAt)) throw new Error(`order store: ${createdAt} is not a time code`);
+      num[n + CREATED] = createdAt;
+    } else {
+      const created = this.times.code(slot, createdAt);
+      num[n + CREATED] = created;
+      if (!Number.isNaN(created)) {
+        this.lastCreatedCode = created;
+        this.lastCreatedText = createdAt;
+      }
     }
     const int = this.int.chunk(slot);
     const i = this.int.offset(slot);
@@ -322,6 +328,15 @@ export class OrderStore {
     }
     return text;
   }
+  /**
+   * The admission time as a number (time-code.ts: microseconds since 1970) when its text is in the
+   * canonical form, which createdAt writes back exactly; else its text.
+   */
+  createdCode(slot: number): number | string {
+    const code = this.num.get(slot, CREATED);
+    return Number.isNaN(code) ? this.times.text(slot, code) : code;
+  }
+
   clientOrderId(slot: number): string | null {
     return this.strs.get(slot * STRS + CLIENT_ID);
   }
