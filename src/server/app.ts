@@ -131,7 +131,18 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     }
   }
   const schedule = new ScheduleRunner(service, logger);
-  metrics.attach({ ws: () => ws.figures(), refresh: () => fanout?.refresh() ?? Promise.resolve(), persistence: () => persistence.status(), headSeq: () => exchange.seq, replication: () => cluster?.health() ?? null });
+  metrics.attach({
+    ws: () => ws.figures(),
+    refresh: () => fanout?.refresh() ?? Promise.resolve(),
+    persistence: () => persistence.status(),
+    headSeq: () => exchange.seq,
+    replication: () => cluster?.health() ?? null,
+    live: () => {
+      const state = exchange.state;
+      const history = persistence.history.figures();
+      return { restingOrders: state.books.restingCount, ordersKept: state.books.orders.count, traders: state.traders.count, markets: state.markets.list().length, historyItems: history.cachedItems, historyBackend: history.backend };
+    },
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -84,6 +84,11 @@ describe('operations: Prometheus metrics', function () {
       exchange_cluster_role: 'GAUGE',
       exchange_replication_lag_events: 'GAUGE',
       exchange_replication_lag_seconds: 'GAUGE',
+      exchange_live_resting_orders: 'GAUGE',
+      exchange_live_orders_kept: 'GAUGE',
+      exchange_live_traders: 'GAUGE',
+      exchange_live_markets: 'GAUGE',
+      exchange_history_items_in_memory: 'GAUGE',
       nodejs_eventloop_lag_p99_seconds: 'GAUGE',
       nodejs_eventloop_lag_seconds: 'GAUGE',
       process_cpu_seconds_total: 'COUNTER',
@@ -152,6 +157,13 @@ describe('operations: Prometheus metrics', function () {
     expect(movedCount('exchange_persistence_commit_duration_seconds')).to.equal(moved('exchange_persistence_flushes_total'));
     expect(value(after, 'exchange_log_head_seq')).to.equal(server.context.service.exchange.seq);
     expect(value(after, 'exchange_persistence_queue_depth')).to.equal(0);
+    // The live state's sizes: one of alice's sells rests (bob's buy of 2 took two), three orders ended;
+    // with PostgreSQL the history holds nothing in memory once it is stored.
+    expect(value(after, 'exchange_live_resting_orders')).to.equal(1);
+    expect(value(after, 'exchange_live_orders_kept')).to.equal(4);
+    expect(value(after, 'exchange_live_traders')).to.equal(2);
+    expect(value(after, 'exchange_live_markets')).to.equal(1);
+    expect(value(after, 'exchange_history_items_in_memory', { backend: 'postgres' })).to.equal(0);
 
     await ws.close();
     clients.length = 0;

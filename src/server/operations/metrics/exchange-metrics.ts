@@ -40,6 +40,21 @@ export interface ReplicationFigures {
   readonly lag_ms: number;
 }
 
+/**
+ * The sizes of the live state and of what the history holds in this process (docs/operations.md,
+ * "Memory"): what memory follows, read at scrape time.
+ */
+export interface LiveStateFigures {
+  readonly restingOrders: number;
+  /** Orders the books hold: the resting ones and the window of recently finished ones. */
+  readonly ordersKept: number;
+  readonly traders: number;
+  readonly markets: number;
+  /** The history's items held in memory: all of it in memory, what awaits the database with PostgreSQL. */
+  readonly historyItems: number;
+  readonly historyBackend: 'in_memory' | 'postgres';
+}
+
 /** What the rest of the server reports at scrape time. */
 export interface ScrapeSources {
   ws(): WsFigures;
@@ -49,6 +64,7 @@ export interface ScrapeSources {
   headSeq(): number;
   /** null outside cluster mode (no ROLE): the replication series then have no samples. */
   replication(): ReplicationFigures | null;
+  live(): LiveStateFigures;
 }
 
 const ROLES: readonly ReplicationFigures['role'][] = ['leader', 'follower', 'standby'];
@@ -229,6 +245,25 @@ export class ExchangeMetrics {
     });
     new Gauge({ name: 'exchange_replication_lag_events', help: 'Cluster mode: events the log holds that this node has not folded yet (0 on the leader and outside cluster mode).', registers: [r], collect: replication((f) => f.lag_events) });
     new Gauge({ name: 'exchange_replication_lag_seconds', help: 'Cluster mode: how far behind the log this node\'s state is, in time (0 on the leader and outside cluster mode).', registers: [r], collect: replication((f) => f.lag_ms / 1000) });
+    const live = (pick: (f: LiveStateFigures) => number) =>
+      function (this: Gauge) {
+        if (self.sources !== null) this.set(pick(self.sources.live()));
+      };
+    new Gauge({ name: 'exchange_live_resting_orders', help: 'Orders resting in the books (live state).', registers: [r], collect: live((f) => f.restingOrders) });
+    new Gauge({ name: 'exchange_live_orders_kept', help: 'Orders the books hold: the resting ones and the window of recently finished ones (at most 8,192 more).', registers: [r], collect: live((f) => f.ordersKept) });
+    new Gauge({ name: 'exchange_live_traders', help: 'Traders provisioned (live state).', registers: [r], collect: live((f) => f.traders) });
+    new Gauge({ name: 'exchange_live_markets', help: 'Markets configured (live state).', registers: [r], collect: live((f) => f.markets) });
+    new Gauge({
+      name: 'exchange_history_items_in_memory',
+      help: 'History items (fills, trades, finished orders, messages) this process holds: all of them with the in-memory backend, those not yet in the database with PostgreSQL.',
+      labelNames: ['backend'],
+      registers: [r],
+      collect(this: Gauge<'backend'>) {
+        if (self.sources === null) return;
+        const f = self.sources.live();
+        this.set({ backend: f.historyBackend }, f.historyItems);
+      },
+    });
     new Gauge({
       name: 'exchange_log_head_seq',
       help: 'Seq of the last event in the log (applied in memory); minus exchange_persistence_durable_seq it is what is not yet durable.',
