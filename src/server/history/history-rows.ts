@@ -126,6 +126,12 @@ export function executionOfRow(r: FillRow): ExecutionRecord {
   };
 }
 
+/** A row of fill_history as COPY writes it: its fields in FILL_COLUMNS' order, unescaped. */
+export function executionOfCopyRow(fields: readonly string[]): ExecutionRecord {
+  const [seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at] = fields as [string, string, string, string, string, string, string, string, string, string, string, string];
+  return executionOfRow({ seq, n: Number(n), fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at });
+}
+
 /** A query row of order_history. */
 export interface OrderRow {
   readonly id: string;

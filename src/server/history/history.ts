@@ -47,8 +47,11 @@ export interface History {
    * database does, written with the events).
    */
   follow(state: ExchangeState): Subscription;
-  /** Every fill of the trader since the last reset (of one market), oldest first. */
-  fills(traderId: string, market: string | undefined): Maybe<FillView[]>;
+  /**
+   * Every fill of the trader since the last reset (of one market), oldest first, in batches as they are
+   * read: a trader's whole history is never held at once (the route writes it as it comes).
+   */
+  fills(traderId: string, market: string | undefined): AsyncIterable<readonly FillView[]>;
   /** Up to `limit` of the trader's fills older than `before` (or the newest), newest first. */
   fillsPage(traderId: string, market: string | undefined, before: FillPosition | null, limit: number): Maybe<Page<FillView>>;
   /** Up to `limit` trades of the market's tape older than `before` (or the newest), newest first. */

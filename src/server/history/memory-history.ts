@@ -14,6 +14,9 @@ import type { AdminMessageView, FillView } from '../../projections/views.ts';
 import { pageBackwards } from '../http/paging.ts';
 import type { EarlierOrder, FillPosition, History, HistoryFigures, Page } from './history.ts';
 
+/** Fills handed to the writer at a time. */
+const FILL_BATCH = 1000;
+
 export class MemoryHistory implements History {
   readonly index = new HistoryIndex();
   private following: Subscription | null = null;
@@ -25,8 +28,13 @@ export class MemoryHistory implements History {
     return this.following;
   }
 
-  fills(traderId: string, market: string | undefined): FillView[] {
-    return this.index.fills.of(traderId, market);
+  async *fills(traderId: string, market: string | undefined): AsyncGenerator<readonly FillView[]> {
+    // The list as it is now (later fills are not this answer's), without copying the fills themselves.
+    const list = this.index.fills.listOf(traderId).slice();
+    for (let i = 0; i < list.length; i += FILL_BATCH) {
+      const batch = list.slice(i, i + FILL_BATCH);
+      yield market === undefined ? batch : batch.filter((f) => f.market === market);
+    }
   }
 
   fillsPage(traderId: string, market: string | undefined, before: FillPosition | null, limit: number): Page<FillView> {

@@ -5,7 +5,7 @@
 // database's rows up to the seq it is known to hold (`durable`), and the feed's items after it, taken at
 // the same moment, so a row is never counted twice nor missed while a batch commits.
 import { to as copyTo } from 'pg-copy-streams';
-import pg from 'pg';
+import pg, { escapeLiteral } from 'pg';
 import type { Subscription } from 'rxjs';
 import type { OrderRecord } from '../../projections/books.ts';
 import { CandleBuilder, MINUTE_MICROS, minuteSpan, timeMicros, type Candle, type CandleInterval, type MinuteCandle } from '../../projections/candles.ts';
@@ -26,7 +26,7 @@ import { copyUnescape } from '../persistence/postgres/copy-text.ts';
 import { ClientIdFilter } from './client-id-filter.ts';
 import type { EarlierOrder, FillPosition, History, HistoryFigures, Page } from './history.ts';
 import type { HistoryFeed } from './history-feed.ts';
-import { executionOfRow, fillViewOf, minuteOfRow, orderOfRow, tapeTradeOf, type ExecutionRecord, type FillRow, type MinuteRow, type OrderRow } from './history-rows.ts';
+import { executionOfCopyRow, executionOfRow, fillViewOf, minuteOfRow, orderOfRow, tapeTradeOf, type ExecutionRecord, type FillRow, type MinuteRow, type OrderRow } from './history-rows.ts';
 
 const FILL_SELECT = 'select seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at from fill_history';
 /**
@@ -200,24 +200,73 @@ export class PostgresHistory implements History {
     return this.feed === null ? [] : this.feed.executionsAfter(durable);
   }
 
-  fills(traderId: string, market: string | undefined): Promise<FillView[]> {
+  /**
+   * Streamed with COPY, a batch per chunk of rows: a trader with a million fills is never a million
+   * rows in memory. The rows come in the API's order, each side by its index, merged; the fills not in
+   * the database yet are merged in where they belong.
+   */
+  async *fills(traderId: string, market: string | undefined): AsyncGenerator<readonly FillView[]> {
     const reset = this.live.bounds.resetSeq;
     const durable = this.durable();
-    const pending = this.pending(durable).filter((e) => e.seq > reset && involves(e, traderId) && (market === undefined || e.market === market));
-    const byMarket = market === undefined ? '' : ' and market = $4';
-    const params = market === undefined ? [traderId, reset, durable] : [traderId, reset, durable, market];
-    // Each side in its index's order, merged: no sort of the trader's fills.
-    return this.rows<FillRow>(
-      `(${FILL_SELECT} where taker_trader_id = $1 and seq > $2 and seq <= $3${byMarket} order by occurred_at, fill_id)
-       union all (${FILL_SELECT} where maker_trader_id = $1 and taker_trader_id <> $1 and seq > $2 and seq <= $3${byMarket} order by occurred_at, fill_id)
-       order by occurred_at, fill_id`,
-      params,
-    ).then((rows) => {
-      const out = rows.map((r) => fillViewOf(executionOfRow(r)));
-      if (pending.length === 0) return out;
-      for (const e of pending) out.push(fillViewOf(e));
-      return out.sort(compareFills);
-    });
+    const pending = this.pending(durable)
+      .filter((e) => e.seq > reset && involves(e, traderId) && (market === undefined || e.market === market))
+      .map(fillViewOf)
+      .sort(compareFills);
+    // COPY takes no parameters: the values are quoted as literals (the seqs are integers).
+    const trader = escapeLiteral(traderId);
+    const where = `seq > ${reset} and seq <= ${durable}${market === undefined ? '' : ` and market = ${escapeLiteral(market)}`}`;
+    const sql =
+      `copy ((${FILL_SELECT} where taker_trader_id = ${trader} and ${where} order by occurred_at, fill_id)` +
+      ` union all (${FILL_SELECT} where maker_trader_id = ${trader} and taker_trader_id <> ${trader} and ${where} order by occurred_at, fill_id)` +
+      ' order by occurred_at, fill_id) to stdout';
+    let p = 0;
+    for await (const rows of this.copyRows(sql)) {
+      const batch: FillView[] = [];
+      for (const row of rows) {
+        const f = fillViewOf(executionOfCopyRow(row));
+        while (p < pending.length && compareFills(pending[p] as FillView, f) < 0) batch.push(pending[p++] as FillView);
+        batch.push(f);
+      }
+      yield batch;
+    }
+    if (p < pending.length) yield pending.slice(p);
+  }
+
+  /** The rows of a COPY ... TO STDOUT, a chunk's whole rows at a time (each row's fields, unescaped). */
+  private async *copyRows(sql: string): AsyncGenerator<string[][]> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      this.logger.warn({ err: errorText(err) }, 'history: a query of the history failed');
+      throw new DomainError('history_unavailable');
+    }
+    const ignore = (): void => {};
+    client.on('error', ignore);
+    let complete = false;
+    try {
+      const stream = client.query(copyTo(sql));
+      const decoder = new TextDecoder('utf-8');
+      let rest = '';
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          const text = rest + decoder.decode(chunk, { stream: true });
+          const end = text.lastIndexOf('\n') + 1;
+          const rows: string[][] = [];
+          for (const line of copyRows(text.slice(0, end))) rows.push(line.split('\t').map(copyUnescape));
+          rest = text.slice(end);
+          if (rows.length > 0) yield rows;
+        }
+      } catch (err) {
+        this.logger.warn({ err: errorText(err) }, 'history: a query of the history failed');
+        throw new DomainError('history_unavailable');
+      }
+      complete = true;
+    } finally {
+      client.off('error', ignore);
+      // A COPY left unfinished (the reader stopped, or it failed) does not go back to the pool.
+      client.release(!complete);
+    }
   }
 
   fillsPage(traderId: string, market: string | undefined, before: FillPosition | null, limit: number): Promise<Page<FillView>> {

@@ -9,6 +9,7 @@ import { submitReply } from '../../projections/order-replies.ts';
 import { then } from '../history/history.ts';
 import { checkEarlier, withEarlierOrder } from '../history/order-lookups.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { streamJsonArray } from './send-json-array.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import { changeOrder } from './order-routes.ts';
 import { fastAmendOrderBody, fastSubmitOrderBody } from '../../commands/fast-order-bodies.ts';
@@ -132,7 +133,8 @@ export const traderRoutes: readonly AnyRoute[] = [
       const history = call.context.history;
       const traderId = callerOf(call).trader_id;
       const market = call.query.market;
-      if (!wantsPage(call.query)) return history.fills(traderId, market);
+      // The whole list is written as it is read (a long history is never one string).
+      if (!wantsPage(call.query)) return streamJsonArray(call.res, 200, history.fills(traderId, market));
       const limit = pageLimit(call.query.limit);
       const from = call.query.before === undefined ? null : decodeCursor('fills', call.query.before, ['string', 'string']);
       const at = from === null ? null : { occurred_at: from[0] as string, fill_id: from[1] as string };
