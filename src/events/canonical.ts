@@ -44,6 +44,55 @@ function shapeOf(keys: string[]): Shape {
   return shape;
 }
 
+/**
+ * The canonical text of `value`, handed to `write` in pieces of about `pieceChars` (an array's items and an
+ * object's members are never joined past that): the same characters as canonicalJson, for a value too
+ * large to be one string (a state of millions of orders).
+ */
+export function writeCanonical(value: unknown, write: (piece: string) => void, pieceChars = 64 * 1024): void {
+  let buffer = '';
+  const emit = (text: string): void => {
+    buffer += text;
+    if (buffer.length >= pieceChars) {
+      write(buffer);
+      buffer = '';
+    }
+  };
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') {
+      emit(canonicalJson(v));
+      return;
+    }
+    if (Array.isArray(v)) {
+      emit('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) emit(',');
+        const item: unknown = v[i];
+        // An item is serialized whole unless it is itself a list or record of lists (a book's sides).
+        if (item !== null && typeof item === 'object' && !Array.isArray(item)) walk(item);
+        else emit(item === undefined ? 'null' : canonicalJson(item));
+      }
+      emit(']');
+      return;
+    }
+    const record = v as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    emit('{');
+    let first = true;
+    for (const key of keys) {
+      const member = record[key];
+      if (member === undefined) continue;
+      if (!first) emit(',');
+      first = false;
+      emit(`${JSON.stringify(key)}:`);
+      walk(member);
+    }
+    emit('}');
+  };
+  walk(value);
+  if (buffer !== '') write(buffer);
+}
+
 export function canonicalJson(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {

@@ -13,8 +13,7 @@
 // of schema-1 events only) and version 2 covered the whole history. Those values are what
 // legacy-state-hash.ts computes, offline, from a state and its complete history (the replay tool's
 // `--hash-version 2`); the recorded fixtures under replay/fixtures/ carry both (docs/replay.md).
-import { canonicalJson } from '../events/canonical.ts';
-import { sha256Hex } from '../events/hash.ts';
+import { sha256Canonical } from '../events/hash.ts';
 import type { ExchangeState } from './exchange-state.ts';
 
 export const STATE_HASH_VERSION = 3;
@@ -86,5 +85,6 @@ export function canonicalState(state: ExchangeState, chainHash?: string): unknow
  * seq, the hash that commits to the whole log as well (what the server and the replay tool publish).
  */
 export function stateHash(state: ExchangeState, chainHash?: string): string {
-  return sha256Hex(canonicalJson(canonicalState(state, chainHash)));
+  // Hashed in pieces: a state of millions of resting orders is never one string.
+  return sha256Canonical(canonicalState(state, chainHash));
 }

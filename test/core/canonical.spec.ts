@@ -4,7 +4,8 @@
 // on their first key, numeric-looking keys, unicode, nesting) and over the events of random sessions.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { canonicalJson } from '../../src/events/canonical.ts';
+import { canonicalJson, writeCanonical } from '../../src/events/canonical.ts';
+import { sha256Canonical, sha256Hex } from '../../src/events/hash.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import { SessionGenerator } from '../../replay/session-generator.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
@@ -42,6 +43,25 @@ describe('core: canonical JSON', () => {
         for (const v of values) if (v !== undefined) expect(canonicalJson(v)).to.equal(model(v));
       }),
       { numRuns: 2000, seed: 31 },
+    );
+  });
+
+  it('written in pieces (a value too large for one string), is the same text, whatever the piece size', () => {
+    const key = fc.oneof(fc.constantFrom('a', 'b', 'seq', 'é', 'Z'), fc.string({ maxLength: 4 }));
+    const leaf = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.string({ maxLength: 6 }), fc.constant(undefined));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('value'), { maxLength: 5 }), fc.dictionary(key, tie('value'), { maxKeys: 5 })),
+    }));
+    fc.assert(
+      fc.property(value, fc.integer({ min: 1, max: 40 }), (v, pieceChars) => {
+        if (v === undefined) return;
+        const pieces: string[] = [];
+        writeCanonical(v, (p) => pieces.push(p), pieceChars);
+        expect(pieces.join('')).to.equal(model(v));
+        for (const p of pieces.slice(0, -1)) expect(p.length).to.be.at.least(pieceChars);
+        expect(sha256Canonical(v)).to.equal(sha256Hex(canonicalJson(v)));
+      }),
+      { numRuns: 1000, seed: 37 },
     );
   });
 
