@@ -1,29 +1,13 @@
 // GET /api/v1/admin/events: the event log as NDJSON, one canonical event per line, for auditors. Lines
 // are gathered into chunks of about 64 KiB and written with backpressure: when the socket's buffer is
 // full the export waits for 'drain', so a slow reader never makes the whole log pile up in memory.
-import type { ServerResponse } from 'node:http';
 import { canonicalJson } from '../../events/canonical.ts';
 import { EventsQuery } from './http-inputs.ts';
 import { EventLineSchema } from './response-schemas.ts';
 import { defineRoute, REPLIED } from './route.ts';
+import { drained } from './send.ts';
 
 const CHUNK_CHARS = 64 * 1024;
-
-/** Resolves true on 'drain', false when the client went away. */
-function drained(res: ServerResponse): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onDrain = (): void => {
-      res.off('close', onClose);
-      resolve(true);
-    };
-    const onClose = (): void => {
-      res.off('drain', onDrain);
-      resolve(false);
-    };
-    res.once('drain', onDrain);
-    res.once('close', onClose);
-  });
-}
 
 export const eventsExportRoute = defineRoute({
   method: 'get',

@@ -6,23 +6,10 @@
 // the reading (the source is told, so a database cursor is let go).
 import type { ServerResponse } from 'node:http';
 import { REPLIED, type Replied } from './route.ts';
-import { JSON_TYPE } from './send.ts';
+import { drained, JSON_TYPE } from './send.ts';
 
 /** Characters of JSON gathered before a write. */
 const WRITE_CHARS = 64 * 1024;
-
-/** Until the socket takes more, or the connection is gone; its listeners go with it. */
-function room(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 export async function streamJsonArray(res: ServerResponse, status: number, batches: AsyncIterable<readonly unknown[]>): Promise<Replied> {
   const iterator = batches[Symbol.asyncIterator]();
@@ -40,8 +27,7 @@ export async function streamJsonArray(res: ServerResponse, status: number, batch
         if (chunk.length < WRITE_CHARS) continue;
         const more = res.write(chunk);
         chunk = '';
-        if (!more) await room(res);
-        if (res.destroyed) {
+        if ((!more && !(await drained(res))) || res.destroyed) {
           await iterator.return?.();
           return REPLIED;
         }

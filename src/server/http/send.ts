@@ -13,6 +13,22 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(JSON.stringify(body));
 }
 
+/** Resolves true on 'drain', false when the client went away (a streamed body's backpressure). */
+export function drained(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onDrain = (): void => {
+      res.off('close', onClose);
+      resolve(true);
+    };
+    const onClose = (): void => {
+      res.off('drain', onDrain);
+      resolve(false);
+    };
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
 /** Every REST error: `{"error": text}` with the registry code in `x-error-code`. */
 export function sendError(res: ServerResponse, error: DomainError): void {
   if (res.headersSent) {
