@@ -8,6 +8,7 @@ import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
 import type { ExchangeEvent, OrderType, ScheduledAction, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
+import type { ExchangeState } from '../../src/projections/exchange-state.ts';
 import { HistoryIndex } from '../../src/projections/history/history-index.ts';
 import { at } from './dsl.ts';
 
@@ -84,6 +85,80 @@ const SCHEDULED: readonly ((market: string) => ScheduledAction)[] = [
   (market) => ({ action: 'post_message', level: 'info', body: `about ${market}`, title: null, market, target_username: null }),
 ];
 
+/** Where an action's commands take their new ids from. */
+export interface ActionIds {
+  id(): string;
+  /** A submission's fill id seed, apart from every other id (fill ids count up from it). */
+  fillSeed(): string;
+  n(): number;
+}
+
+/**
+ * The commands an action stands for, built against the state as it is (which open order a cancel
+ * names); a settlement is three (settle, delete, create the instrument afresh). Not for 'schedule',
+ * which needs the clock (Simulation.step).
+ */
+export function actionCommands(a: Exclude<Action, { kind: 'schedule' }>, state: ExchangeState, ids: ActionIds): CommandBody[] {
+  switch (a.kind) {
+    case 'submit': {
+      const market = a.type === 'MARKET';
+      return [
+        {
+          type: 'SubmitOrder',
+          trader_id: TRADERS[a.trader] as string,
+          market: MARKETS[a.market] as string,
+          side: a.buy ? 'BUY' : 'SELL',
+          price: market ? null : a.price,
+          quantity: a.quantity,
+          ...GTC_LIMIT,
+          order_type: a.type,
+          time_in_force: market ? 'IOC' : a.tif,
+          self_trade_prevention: a.stp,
+          client_order_id: a.cid === null ? null : `c${a.cid}`,
+          order_id: ids.id(),
+          fill_id_seed: ids.fillSeed(),
+        },
+      ];
+    }
+    case 'cancelAll':
+      return [{ type: 'CancelAllOrders', trader_id: TRADERS[a.trader] as string, market: a.market === null ? null : (MARKETS[a.market] as string), reason: 'request' }];
+    case 'cancel':
+    case 'amend': {
+      const trader = TRADERS[a.trader] as string;
+      const open = state.books.openOrders(trader);
+      const order = open[a.pick % Math.max(1, open.length)];
+      const orderId = order?.id ?? uuid(999_999);
+      if (a.kind === 'cancel') return [{ type: 'CancelOrder', trader_id: trader, order_id: orderId }];
+      return [{ type: 'AmendOrder', trader_id: trader, order_id: orderId, remaining: Math.max(1, Math.round((order?.remaining ?? 1) * a.fraction)) }];
+    }
+    case 'settle': {
+      const id = MARKETS[a.market] as string;
+      // A new round of the same instrument: settle, delete the settled market, create it afresh.
+      return [{ type: 'SettleMarket', market_id: id, settlement_price: a.price, announcement: null, message_id: ids.id() }, { type: 'DeleteMarket', market_id: id }, marketCommand(id)];
+    }
+    case 'toggle':
+      return [{ type: 'PatchMarket', market_id: MARKETS[a.market] as string, changes: { enabled: a.enabled } }];
+    case 'trading':
+      return [a.enabled ? { type: 'StartTrading' } : { type: 'StopTrading' }];
+    case 'reset':
+      return [{ type: 'ResetTrading' }];
+    case 'disable': {
+      const trader = TRADERS[a.trader] as string;
+      return [a.enabled ? { type: 'EnableTrader', trader_id: trader } : { type: 'DisableTrader', trader_id: trader }];
+    }
+    case 'rotate':
+      return [{ type: 'RotateApiKey', trader_id: TRADERS[a.trader] as string, api_key_hash: `k${ids.n()}` }];
+    case 'freeze':
+      return [{ type: 'FreezeLeaderboard', label: `round ${a.label}`, as_of_seq: state.seq, head_hash: '0'.repeat(64) }];
+  }
+}
+
+/** A market of the session, created (or created afresh) as every session creates it. */
+export function marketCommand(id: string): CommandBody {
+  const [base = '', quote = ''] = id.split('-');
+  return { type: 'UpsertMarket', market: { market_id: id, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } };
+}
+
 function uuid(n: number): string {
   return `aaaaaaaa-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 }
@@ -112,13 +187,9 @@ export class Simulation {
     this.history.follow(this.exchange.state);
     this.lookUpHistory = options.lookUpHistory === true;
     for (const [i, trader] of TRADERS.entries()) this.run({ type: 'ProvisionTrader', username: `trader${i}`, trader_id: trader, api_key_hash: `h${i}` });
-    for (const m of MARKETS) this.createMarket(m);
+    for (const m of MARKETS) this.run(marketCommand(m));
   }
 
-  private createMarket(id: string): void {
-    const [base = '', quote = ''] = id.split('-');
-    this.run({ type: 'UpsertMarket', market: { market_id: id, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } });
-  }
 
   /** Runs one command; refusals (and repeated client order ids) are normal in a random session and change nothing. */
   run(body: CommandBody): ExchangeEvent | null {
@@ -163,77 +234,18 @@ export class Simulation {
   }
 
   step(a: Action): void {
-    const state = this.exchange.state;
     this.runDue();
-    switch (a.kind) {
-      case 'submit': {
-        const trader = TRADERS[a.trader] as string;
-        const market = a.type === 'MARKET';
-        const event = this.run({
-          type: 'SubmitOrder',
-          trader_id: trader,
-          market: MARKETS[a.market] as string,
-          side: a.buy ? 'BUY' : 'SELL',
-          price: market ? null : a.price,
-          quantity: a.quantity,
-          ...GTC_LIMIT,
-          order_type: a.type,
-          time_in_force: market ? 'IOC' : a.tif,
-          self_trade_prevention: a.stp,
-          client_order_id: a.cid === null ? null : `c${a.cid}`,
-          order_id: uuid(++this.ids),
-          fill_id_seed: uuid(1_000_000 + ++this.ids * 1000),
-        });
-        if (event !== null) this.checkSubmission(event);
-        break;
-      }
-      case 'cancelAll':
-        this.run({ type: 'CancelAllOrders', trader_id: TRADERS[a.trader] as string, market: a.market === null ? null : (MARKETS[a.market] as string), reason: 'request' });
-        break;
-      case 'cancel':
-      case 'amend': {
-        const trader = TRADERS[a.trader] as string;
-        const open = state.books.openOrders(trader);
-        const order = open[a.pick % Math.max(1, open.length)];
-        const orderId = order?.id ?? uuid(999_999);
-        if (a.kind === 'cancel') this.run({ type: 'CancelOrder', trader_id: trader, order_id: orderId });
-        else this.run({ type: 'AmendOrder', trader_id: trader, order_id: orderId, remaining: Math.max(1, Math.round((order?.remaining ?? 1) * a.fraction)) });
-        break;
-      }
-      case 'settle': {
-        const id = MARKETS[a.market] as string;
-        this.run({ type: 'SettleMarket', market_id: id, settlement_price: a.price, announcement: null, message_id: uuid(++this.ids) });
-        // A new round of the same instrument: delete the settled market, create it afresh.
-        this.run({ type: 'DeleteMarket', market_id: id });
-        this.createMarket(id);
-        break;
-      }
-      case 'toggle':
-        this.run({ type: 'PatchMarket', market_id: MARKETS[a.market] as string, changes: { enabled: a.enabled } });
-        break;
-      case 'trading':
-        this.run(a.enabled ? { type: 'StartTrading' } : { type: 'StopTrading' });
-        break;
-      case 'reset':
-        this.run({ type: 'ResetTrading' });
-        break;
-      case 'disable': {
-        const trader = TRADERS[a.trader] as string;
-        this.run(a.enabled ? { type: 'EnableTrader', trader_id: trader } : { type: 'DisableTrader', trader_id: trader });
-        break;
-      }
-      case 'rotate':
-        this.run({ type: 'RotateApiKey', trader_id: TRADERS[a.trader] as string, api_key_hash: `k${++this.ids}` });
-        break;
-      case 'freeze':
-        this.run({ type: 'FreezeLeaderboard', label: `round ${a.label}`, as_of_seq: state.seq, head_hash: '0'.repeat(64) });
-        break;
-      case 'schedule':
-        this.run({
-          type: 'SetSchedule',
-          entries: a.entries.map((e) => ({ entry_id: uuid(++this.ids), at: at(this.clock + 1 + e.after), action: (SCHEDULED[e.action] as (m: string) => ScheduledAction)(MARKETS[e.market] as string) })),
-        });
-        break;
+    if (a.kind === 'schedule') {
+      this.run({
+        type: 'SetSchedule',
+        entries: a.entries.map((e) => ({ entry_id: uuid(++this.ids), at: at(this.clock + 1 + e.after), action: (SCHEDULED[e.action] as (m: string) => ScheduledAction)(MARKETS[e.market] as string) })),
+      });
+      return;
+    }
+    const ids = { id: () => uuid(++this.ids), fillSeed: () => uuid(1_000_000 + ++this.ids * 1000), n: () => ++this.ids };
+    for (const body of actionCommands(a, this.exchange.state, ids)) {
+      const event = this.run(body);
+      if (body.type === 'SubmitOrder' && event !== null) this.checkSubmission(event);
     }
   }
 

@@ -12,7 +12,6 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
-import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { orderView } from '../../src/projections/books.ts';
@@ -27,7 +26,7 @@ import { pageBackwards } from '../../src/server/http/paging.ts';
 import type { Maybe } from '../../src/server/history/history.ts';
 import { checkEarlier, duplicateReply, findOrder, findOrderByClientId, withEarlierOrder } from '../../src/server/history/order-lookups.ts';
 import { prng } from '../../replay/prng.ts';
-import { actionArb, MARKETS, TRADERS, type Action } from '../core/simulation.ts';
+import { actionArb, actionCommands, marketCommand, MARKETS, TRADERS, type Action } from '../core/simulation.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { openInstance, type Instance } from './support/harness.ts';
 
@@ -77,71 +76,14 @@ interface Run {
 }
 
 function commandFor(run: Run, a: Action): CommandBody[] {
-  const state = run.instance.exchange.state;
-  const uuid = () => `bbbbbbbb-0000-4000-8000-${(++run.ids).toString(16).padStart(12, '0')}`;
-  switch (a.kind) {
-    case 'submit': {
-      const market = a.type === 'MARKET';
-      return [
-        {
-          type: 'SubmitOrder',
-          trader_id: TRADERS[a.trader] as string,
-          market: MARKETS[a.market] as string,
-          side: a.buy ? 'BUY' : 'SELL',
-          price: market ? null : a.price,
-          quantity: a.quantity,
-          ...GTC_LIMIT,
-          order_type: a.type,
-          time_in_force: market ? 'IOC' : a.tif,
-          self_trade_prevention: a.stp,
-          client_order_id: a.cid === null ? null : `c${a.cid}`,
-          order_id: uuid(),
-          fill_id_seed: uuid(),
-        },
-      ];
-    }
-    case 'cancelAll':
-      return [{ type: 'CancelAllOrders', trader_id: TRADERS[a.trader] as string, market: a.market === null ? null : (MARKETS[a.market] as string), reason: 'request' }];
-    case 'cancel':
-    case 'amend': {
-      const trader = TRADERS[a.trader] as string;
-      const open = state.books.openOrders(trader);
-      const order = open[a.pick % Math.max(1, open.length)];
-      const orderId = order?.id ?? uuid();
-      if (a.kind === 'cancel') return [{ type: 'CancelOrder', trader_id: trader, order_id: orderId }];
-      return [{ type: 'AmendOrder', trader_id: trader, order_id: orderId, remaining: Math.max(1, Math.round((order?.remaining ?? 1) * a.fraction)) }];
-    }
-    case 'settle': {
-      const id = MARKETS[a.market] as string;
-      const [base = '', quote = ''] = id.split('-');
-      return [
-        { type: 'SettleMarket', market_id: id, settlement_price: a.price, announcement: null, message_id: uuid() },
-        // Its tape (and candles) start again when it is created afresh.
-        { type: 'DeleteMarket', market_id: id },
-        { type: 'UpsertMarket', market: { market_id: id, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } },
-      ];
-    }
-    case 'toggle':
-      return [
-        { type: 'PatchMarket', market_id: MARKETS[a.market] as string, changes: { enabled: a.enabled } },
-        { type: 'PostAdminMessage', message_id: uuid(), target_username: null, market: MARKETS[a.market] as string, level: 'info', title: null, body: `market ${a.enabled ? 'on' : 'off'}` },
-      ];
-    case 'trading':
-      return [a.enabled ? { type: 'StartTrading' } : { type: 'StopTrading' }];
-    case 'reset':
-      return [{ type: 'ResetTrading' }];
-    case 'disable': {
-      const trader = TRADERS[a.trader] as string;
-      return [a.enabled ? { type: 'EnableTrader', trader_id: trader } : { type: 'DisableTrader', trader_id: trader }];
-    }
-    case 'rotate':
-      return [{ type: 'RotateApiKey', trader_id: TRADERS[a.trader] as string, api_key_hash: `k${uuid()}` }];
-    case 'freeze':
-      run.labels.add(`round ${a.label}`);
-      return [{ type: 'FreezeLeaderboard', label: `round ${a.label}`, as_of_seq: state.seq, head_hash: '0'.repeat(64) }];
-    case 'schedule':
-      return [];
-  }
+  if (a.kind === 'schedule') return [];
+  const uuid = (n: number) => `bbbbbbbb-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+  const ids = { id: () => uuid(++run.ids), fillSeed: () => uuid(1_000_000 + ++run.ids * 1000), n: () => ++run.ids };
+  const bodies = actionCommands(a, run.instance.exchange.state, ids);
+  if (a.kind === 'freeze') run.labels.add(`round ${a.label}`);
+  // A market switched on or off is announced: messages in the history.
+  if (a.kind === 'toggle') bodies.push({ type: 'PostAdminMessage', message_id: ids.id(), target_username: null, market: MARKETS[a.market] as string, level: 'info', title: null, body: `market ${a.enabled ? 'on' : 'off'}` });
+  return bodies;
 }
 
 /** Runs one command as the HTTP and WebSocket routes do (a submission looks its client order id up first). */
@@ -283,10 +225,7 @@ async function session(url: string, actions: readonly Action[], seed: number): P
   const run: Run = { instance: await open(), clock, oracle: new Oracle(), labels: new Set(), ids: 0 };
   try {
     for (const [i, t] of TRADERS.entries()) await execute(run, { type: 'ProvisionTrader', username: `trader${i}`, trader_id: t, api_key_hash: `h${i}` });
-    for (const m of MARKETS) {
-      const [base = '', quote = ''] = m.split('-');
-      await execute(run, { type: 'UpsertMarket', market: { market_id: m, base_asset: base, quote_asset: quote, tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true } });
-    }
+    for (const m of MARKETS) await execute(run, marketCommand(m));
     const restartAt = Math.floor(actions.length * 0.6);
     for (const [i, a] of actions.entries()) {
       for (const body of commandFor(run, a)) await execute(run, body);
