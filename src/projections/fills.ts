@@ -45,10 +45,6 @@ export class FillsProjection {
     return (this.made[n] ??= fillView(event, n));
   }
 
-  snapshot(): { total: number } {
-    return { total: this.total };
-  }
-
   restore(s: { readonly total: number }): void {
     this.total = s.total;
   }

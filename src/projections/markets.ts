@@ -99,10 +99,6 @@ export class MarketsProjection {
     });
   }
 
-  snapshot(): { controls: ControlsView; markets: MarketView[] } {
-    return { controls: this.controlsView, markets: this.list() };
-  }
-
   restore(s: { controls: ControlsView; markets: readonly MarketView[] }): void {
     this.controlsView = s.controls;
     for (const m of s.markets) this.set(m);

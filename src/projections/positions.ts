@@ -120,12 +120,6 @@ export class PositionsProjection {
     return this.frozenMarks.entries();
   }
 
-  snapshot(): PositionsSnapshot {
-    const records: PositionsSnapshot['records'] = [];
-    for (const [trader, mine] of this.byTrader) for (const r of mine.values()) records.push([trader, r.market, r.values.net, r.values.cost, r.values.realized, r.updated_at]);
-    return { records, last_trade: [...this.lastTrade.entries()], frozen_marks: [...this.frozenMarks.entries()] };
-  }
-
   restore(s: { readonly [K in keyof PositionsSnapshot]: readonly PositionsSnapshot[K][number][] }): void {
     for (const [trader, market, net, cost, realized, updatedAt] of s.records) {
       const record = this.record(trader, market);

@@ -61,10 +61,6 @@ export class TradersProjection {
     return t;
   }
 
-  snapshot(): TraderView[] {
-    return [...this.byId.values()];
-  }
-
   restore(traders: readonly TraderView[]): void {
     for (const t of traders) this.add(t);
   }
