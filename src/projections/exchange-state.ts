@@ -30,7 +30,10 @@ import { TradersProjection } from './traders.ts';
 export interface ExchangeStateOptions {
   /** How many recent deltas per market are kept for resubscription with last_sequence. */
   readonly deltaRing?: number;
-  /** How many finished orders the books keep (orders/order-store.ts, RECENT_ORDERS by default). */
+  /**
+   * How many finished orders the books keep (orders/order-store.ts, RECENT_ORDERS by default; Infinity:
+   * every order since the last reset, as the in-memory backend keeps them).
+   */
   readonly recentOrders?: number;
 }
 

@@ -74,7 +74,10 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
   // With the fan-out child this process builds no deltas (nobody here routes them, and the child keeps
   // the rings of its own); the book sequences are state and are still counted.
-  const exchange = new Exchange({ log: persistence.log, deltaRing: fanout === null ? Math.max(config.wsBroadcastBuffer, 1024) : 0 });
+  // In memory the history is in the process anyway: the books keep every order flat, and the history no
+  // record of them (a third of the memory; docs/operations.md, "Sizing").
+  const recentOrders = persistence.backend === 'in_memory' ? Number.POSITIVE_INFINITY : undefined;
+  const exchange = new Exchange({ log: persistence.log, deltaRing: fanout === null ? Math.max(config.wsBroadcastBuffer, 1024) : 0, ...(recentOrders === undefined ? {} : { recentOrders }) });
   const startedRecovery = performance.now();
   try {
     await persistence.recover(exchange);

@@ -28,12 +28,13 @@ export class HistoryIndex {
    * The state must be at the start of its log (or the history already hold what came before).
    */
   follow(state: ExchangeState): Subscription {
-    // Orders an event finishes are told while the state applies it, before the event reaches the
-    // subscribers below (the state's own subscription runs first), so a reset clears them after.
-    const finished = state.books.finished$.subscribe((order) => this.orders.add(order));
     const events = state.events$.subscribe((event) => this.apply(event, event.type === 'OrderSubmitted' ? (n) => state.fills.viewOf(event, n) : undefined));
-    finished.add(events);
-    return finished;
+    // Books that keep every order since the last reset hold the order history themselves.
+    if (state.books.orders.recent === Number.POSITIVE_INFINITY) return events;
+    // Orders an event finishes are told while the state applies it, before the event reaches the
+    // subscriber above (the state's own subscription runs first), so a reset clears them after.
+    events.add(state.books.finished$.subscribe((order) => this.orders.add(order)));
+    return events;
   }
 
   /** One event's history (the orders it finished come through `orders.add`). */
