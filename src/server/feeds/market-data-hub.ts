@@ -3,6 +3,7 @@
 // one timer, which builds each market's update once per depth, encodes it once, and queues the same
 // Buffer on every subscriber. So a subscriber costs at most one frame per market per interval, however
 // fast orders come.
+import type { Side } from '../../events/types.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { L3Delta } from '../../projections/market-data.ts';
 import { nowRfc3339 } from '../clock.ts';
@@ -59,7 +60,7 @@ export class MarketDataHub {
     this.state = state;
     this.settings = settings;
     // Start from the books and the session's trades as recovered; deltas carry it on from here.
-    for (const market of state.books.markets()) this.feeds(market).l2.book.load(state.marketData.snapshot(market));
+    for (const market of state.books.markets()) this.feeds(market).l2.book.loadOrders(restingOrders(state, market));
     this.seedTickers();
     this.timer = setInterval(() => this.tick(), settings.intervalMs);
     this.timer.unref();
@@ -221,6 +222,14 @@ export class MarketDataHub {
       if (stats !== undefined) this.feeds(m.market_id).ticker.seed(stats);
     }
   }
+}
+
+/** A market's resting orders as the l2 book takes them, read straight from the books. */
+function* restingOrders(state: ExchangeState, market: string): Generator<{ order_id: string; side: Side; price: number; remaining: number }> {
+  const book = state.books.book(market);
+  if (book === undefined) return;
+  const orders = state.books.orders;
+  for (const side of [book.bids, book.asks]) for (const slot of side.orderSlots()) yield { order_id: orders.id(slot), side: orders.side(slot), price: orders.price(slot), remaining: orders.remaining(slot) };
 }
 
 function index<K>(map: Map<K, Set<Connection>>, key: K, connection: Connection): void {
