@@ -1,13 +1,13 @@
 // The Python client (clients/python) against a real server this test starts: its unittest suite runs
-// with Debian's /usr/bin/python3 (which sees python3-websockets; .ci/run installs both when missing).
+// with Debian's /usr/bin/python3 (which sees python3-websockets; .ci/run installs both when missing,
+// and a machine without them skips the suite with the reason: test/support/required-tool.ts).
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RunningServer } from '../../src/server/app.ts';
+import { DEBIAN_PYTHON as PYTHON, pythonWebsocketsMissing, requireTool } from '../support/required-tool.ts';
 import { ADMIN_TOKEN, startTestServer } from '../support/server.ts';
 
-const PYTHON = '/usr/bin/python3';
 const CLIENT_DIR = fileURLToPath(new URL('../../clients/python/', import.meta.url));
 
 describe('Python client against the server', function () {
@@ -15,11 +15,7 @@ describe('Python client against the server', function () {
   let server: RunningServer;
 
   before(async function () {
-    if (!existsSync(PYTHON)) {
-      // CI installs it (.ci/run); a developer machine without it skips, CI never does.
-      if (process.env['CI'] !== undefined) throw new Error(`${PYTHON} is missing`);
-      this.skip();
-    }
+    requireTool(this, pythonWebsocketsMissing());
     server = await startTestServer({ PER_USER_REQUESTS_PER_SECOND: '1000000', WS_SNAPSHOTS_PER_SECOND: '1000' });
   });
   after(async () => {

@@ -9,6 +9,7 @@ import { haproxyBinary, startCluster, type RunningCluster } from '../../deploy/r
 import { until } from '../postgres/support/harness.ts';
 import { PROCESS_ADMIN_TOKEN } from '../postgres/support/server-process.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
+import { requireTool } from '../support/required-tool.ts';
 import { WsTestClient } from '../ws/support/ws-test-client.ts';
 import { health } from './support/cluster.ts';
 
@@ -47,11 +48,7 @@ describe('cluster: HAProxy example (deploy/)', function () {
 
   before(async function () {
     await requirePostgres(this);
-    if (haproxyBinary() === null) {
-      if (process.env['CI'] === 'true' || process.env['REQUIRE_POSTGRES'] === '1') throw new Error('haproxy is not installed (.ci/run installs it)');
-      console.warn('      skipped: haproxy is not installed');
-      this.skip();
-    }
+    requireTool(this, haproxyBinary() === null ? 'haproxy is not installed (apt-get install haproxy)' : null);
     url = await createDatabase('exchange_haproxy');
     const ports = [await freePort(), await freePort(), await freePort(), await freePort()] as const;
     cluster = await startCluster({

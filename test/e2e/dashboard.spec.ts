@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import type { RunningServer } from '../../src/server/app.ts';
 import { buildWeb } from '../../web/build.ts';
 import { ADMIN_TOKEN, startTestServer } from '../support/server.ts';
+import { requireTool } from '../support/required-tool.ts';
 import { chromiumMissing, launchBrowser, type Browser } from './support/browser.ts';
 import { ExchangeClient, RestError, eventually, type Order } from './support/exchange-client.ts';
 
@@ -66,13 +67,7 @@ describe('dashboard (e2e, headless Chromium)', function () {
   const pageErrors: string[] = [];
 
   before(async function () {
-    const missing = chromiumMissing();
-    if (missing !== null) {
-      // .ci/run installs chromium, so in CI a missing browser is a failure, not a reason to skip.
-      if (process.env['CI'] === 'true') throw new Error(`e2e: ${missing}`);
-      console.log(`      e2e skipped: ${missing}`);
-      this.skip();
-    }
+    requireTool(this, chromiumMissing());
     mkdirSync(ARTIFACTS, { recursive: true });
     // Test the page as the sources are now, not as some earlier build left it (the server reads dist/web at start).
     await buildWeb();

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { RunningServer } from '../../src/server/app.ts';
 import { buildWeb } from '../../web/build.ts';
 import { startTestServer } from '../support/server.ts';
+import { requireTool } from '../support/required-tool.ts';
 import { chromiumMissing, launchBrowser, type Browser } from './support/browser.ts';
 
 describe('pages under their Content-Security-Policy (e2e, headless Chromium)', function () {
@@ -12,12 +13,7 @@ describe('pages under their Content-Security-Policy (e2e, headless Chromium)', f
   let browser: Browser;
 
   before(async function () {
-    const missing = chromiumMissing();
-    if (missing !== null) {
-      if (process.env['CI'] === 'true') throw new Error(`e2e: ${missing}`);
-      console.log(`      e2e skipped: ${missing}`);
-      this.skip();
-    }
+    requireTool(this, chromiumMissing());
     await buildWeb();
     server = await startTestServer();
     browser = await launchBrowser();
