@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Exchange } from '../commands/exchange.ts';
 import { TraderBudgets } from './admission/token-bucket.ts';
+import { ClientAddresses } from './client-address/client-addresses.ts';
+import { readProxyHeaders, type ProxyHeaderReader } from './client-address/proxy-protocol-reader.ts';
 import { AdmissionClock } from './clock.ts';
 import { DEFAULT_ADMIN_TOKEN, type Config } from './config.ts';
 import type { ServerContext } from './context.ts';
@@ -105,7 +107,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const feeds = fanout === null;
   const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics, feeds } : { durableAcks, queuePerTrader, observer: metrics, feeds, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
-  const context: ServerContext = { config, service, history: persistence.history, clock, logger, epoch: persistence.epoch, budgets, metrics, ...(cluster === null ? {} : { cluster }) };
+  const addresses = new ClientAddresses(config.trustProxy);
+  const context: ServerContext = { config, service, history: persistence.history, clock, logger, epoch: persistence.epoch, budgets, metrics, addresses, ...(cluster === null ? {} : { cluster }) };
   const app = createHttpApp(context, { fastPath: options.httpFastPath !== false });
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;
@@ -123,6 +126,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     withDashboard(app),
   );
   http.on('clientError', answerClientError);
+  // PROXY_PROTOCOL: a trusted proxy's connection gives its header before the HTTP server reads it.
+  const proxyHeaders: ProxyHeaderReader | null = config.proxyProtocol ? readProxyHeaders(http, (peer) => addresses.trusts(peer), limits.http_headers_timeout_ms, logger) : null;
   const ws = fanout ?? new WsGateway(context, http);
   if (fanout !== null) {
     try {
@@ -193,6 +198,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
         new Promise<void>((resolve) => {
           http.close(() => resolve());
           http.closeIdleConnections();
+          proxyHeaders?.close();
         }),
       ]);
       await persistence.close();

@@ -1,6 +1,7 @@
 // Process configuration from the environment, read once at startup. Every variable of the
 // specification has its default; a value that does not parse stops the start with a message that
 // names the variable, rather than silently falling back to the default.
+import { parseTrustedProxies } from './client-address/client-addresses.ts';
 
 export const DEFAULT_ADMIN_TOKEN = 'admin-token-change-me';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -58,6 +59,14 @@ export interface Config {
   readonly bulkProvisionBodyLimitBytes: number;
   /** METRICS_BIND_ADDR: a listener of its own for GET /metrics, without authentication (null: none). */
   readonly metricsBind: { readonly host: string; readonly port: number } | null;
+  /**
+   * TRUST_PROXY: the proxies in front (addresses, CIDR ranges, loopback, linklocal, uniquelocal), whose
+   * X-Forwarded-For or PROXY header names the client (src/server/client-address/); empty: none, every
+   * client is its TCP peer.
+   */
+  readonly trustProxy: readonly string[];
+  /** PROXY_PROTOCOL: connections from a TRUST_PROXY peer start with a PROXY protocol v2 header. */
+  readonly proxyProtocol: boolean;
 }
 
 /**
@@ -201,6 +210,19 @@ export function loadLimits(env: Env): Limits {
   };
 }
 
+function trustedProxies(env: Env): { trustProxy: string[]; proxyProtocol: boolean } {
+  const raw = env['TRUST_PROXY'] ?? '';
+  let trustProxy: string[];
+  try {
+    trustProxy = parseTrustedProxies(raw);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY=${JSON.stringify(raw)}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const proxyProtocol = boolean(env, 'PROXY_PROTOCOL', false);
+  if (proxyProtocol && trustProxy.length === 0) throw new ConfigError('PROXY_PROTOCOL=true needs TRUST_PROXY: the proxies whose PROXY header is read');
+  return { trustProxy, proxyProtocol };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const { host, port } = bindAddress(env['BIND_ADDR'] ?? '0.0.0.0:8080');
   const backend = (env['STORAGE_BACKEND'] ?? 'in_memory').trim();
@@ -228,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     marketDataIntervalMs: integer(env, 'MARKET_DATA_INTERVAL_MS', 100, 10, 60_000),
     publicStandings: boolean(env, 'PUBLIC_STANDINGS', false),
     wsFanout: oneOf(env, 'WS_FANOUT', FANOUTS, 'process'),
+    ...trustedProxies(env),
     ...clusterSettings(env, backend),
   };
 }

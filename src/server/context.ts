@@ -1,4 +1,5 @@
 import type { TraderBudgets } from './admission/token-bucket.ts';
+import type { ClientAddresses } from './client-address/client-addresses.ts';
 import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { History } from './history/history.ts';
@@ -23,4 +24,6 @@ export interface ServerContext {
   readonly cluster?: ClusterNode;
   /** The Prometheus series (GET /metrics). */
   readonly metrics: ExchangeMetrics;
+  /** Whose address a request comes from (TRUST_PROXY): what every per-address rule and log uses. */
+  readonly addresses: ClientAddresses;
 }

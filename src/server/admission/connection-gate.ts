@@ -1,8 +1,8 @@
 // WebSocket connection limits: in total, unauthenticated (anonymous) connections per remote address,
 // and authenticated connections per trader. The gateway asks before it upgrades a socket and tells
 // the gate when a connection opens, authenticates and closes; the message handler asks before it lets
-// a connection authenticate. Addresses are the TCP peer's (a proxy in front makes them all its own:
-// raise WS_MAX_ANONYMOUS_PER_ADDRESS there).
+// a connection authenticate. Addresses are the clients' (src/server/client-address/: behind a proxy
+// named in TRUST_PROXY, the address it forwards, not its own).
 import type { Limits } from '../config.ts';
 
 export interface Refusal {

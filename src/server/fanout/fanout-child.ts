@@ -181,7 +181,7 @@ class FanoutChild {
       req.method = message.method;
       req.url = message.url;
       req.headers = message.headers;
-      this.gateway.handleUpgrade(req, handle, Buffer.from(message.head, 'base64'));
+      this.gateway.handleUpgrade(req, handle, Buffer.from(message.head, 'base64'), message.address);
     } catch (err) {
       this.logger?.warn({ err }, 'ws fan-out: could not take over a connection');
       handle.destroy();

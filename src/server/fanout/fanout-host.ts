@@ -113,11 +113,12 @@ export class FanoutHost implements LinkOwner {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (refusedPathOrShutdown(req, socket, this.closing !== null)) return;
     const link = this.link;
-    if (link === null || !link.alive) {
+    const started = this.started;
+    if (link === null || !link.alive || started === null) {
       refuseUpgrade(socket, '503 Service Unavailable', 'the WebSocket service is restarting; retry shortly', 'Retry-After: 1\r\n');
       return;
     }
-    link.handOver(req, socket, head);
+    link.handOver(req, socket, head, started.context.addresses.of(req));
   }
 
   /** Closes every connection and ends the child (the server is shutting down); new upgrades get 503. */

@@ -157,14 +157,14 @@ export class FanoutLink {
     this.served = { context, desk, subscription };
   }
 
-  /** Hands an upgrade request and its socket to the child, which answers it from then on. */
-  handOver(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /** Hands an upgrade request (from the client at `address`) and its socket to the child, which answers it from then on. */
+  handOver(req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void {
     if (!(socket instanceof Socket) || !this.alive) {
       socket.destroy();
       return;
     }
     stopReading(socket);
-    const message: UpgradeMessage = { type: 'upgrade', method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head: head.toString('base64') };
+    const message: UpgradeMessage = { type: 'upgrade', method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head: head.toString('base64'), address };
     // Detached from the HTTP server first: a socket sent while still the server's registers the child
     // as one of its "workers", and server.close() then waits for that child forever once it has died.
     // The socket's own close below still counts it out of the server's connections.

@@ -14,6 +14,8 @@ export interface UpgradeMessage {
   readonly headers: IncomingHttpHeaders;
   /** Bytes read past the request head (base64), usually none. */
   readonly head: string;
+  /** The client's address, resolved here (TRUST_PROXY, a PROXY header this process read). */
+  readonly address: string;
 }
 
 /** Terminate every connection and exit (the main process is shutting down). */
@@ -29,7 +31,7 @@ export interface ReadyMessage {
 export function isUpgrade(m: unknown): m is UpgradeMessage {
   if (typeof m !== 'object' || m === null) return false;
   const u = m as Record<string, unknown>;
-  return u['type'] === 'upgrade' && typeof u['method'] === 'string' && typeof u['url'] === 'string' && typeof u['head'] === 'string' && typeof u['headers'] === 'object' && u['headers'] !== null;
+  return u['type'] === 'upgrade' && typeof u['method'] === 'string' && typeof u['url'] === 'string' && typeof u['head'] === 'string' && typeof u['address'] === 'string' && typeof u['headers'] === 'object' && u['headers'] !== null;
 }
 
 export function isType(m: unknown, type: string): boolean {

@@ -152,14 +152,15 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
           if (!cors(req, res)) dispatch(req, res);
         };
   if (logger.isLevelEnabled('debug')) {
-    // One structured line per request, whichever way it was dispatched.
+    // One structured line per request, whichever way it was dispatched, with the client's address.
     const inner = entry;
     entry = (req, res) => {
       const started = performance.now();
+      const address = context.addresses.of(req);
       res.once('finish', () => {
         const code = res.getHeader('x-error-code');
         logger.debug(
-          { method: req.method, path: pathOf(req), status: res.statusCode, ms: Math.round((performance.now() - started) * 1000) / 1000, ...(code === undefined ? {} : { code }) },
+          { method: req.method, path: pathOf(req), address, status: res.statusCode, ms: Math.round((performance.now() - started) * 1000) / 1000, ...(code === undefined ? {} : { code }) },
           'request',
         );
       });

@@ -7,6 +7,7 @@ import { DomainError } from '../../commands/errors.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { TraderView } from '../../projections/views.ts';
 import { FailureWindow } from '../admission/failure-window.ts';
+import type { ClientAddresses } from '../client-address/client-addresses.ts';
 import { hashApiKey } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 
@@ -69,25 +70,27 @@ export class LockedOut extends DomainError {
 }
 
 /**
- * The admin token check, with a brake on guessing: a remote address that presented a wrong Bearer
- * token `failuresPerMinute` times in the last minute gets 429 on every admin route (the right token
- * included, so the answer tells nothing) until the oldest failure is a minute old. A missing or
- * non-Bearer header is not a guess and is not counted. Failures are logged with the address, never
- * with the value presented.
+ * The admin token check, with a brake on guessing: a client address (ClientAddresses: behind a trusted
+ * proxy, the client's, not the proxy's) that presented a wrong Bearer token `failuresPerMinute` times
+ * in the last minute gets 429 on every admin route (the right token included, so the answer tells
+ * nothing) until the oldest failure is a minute old. A missing or non-Bearer header is not a guess and
+ * is not counted. Failures are logged with the address, never with the value presented.
  */
 export class AdminGuard {
   private readonly expected: Buffer;
   private readonly failures: FailureWindow;
   private readonly logger: Logger | null;
+  private readonly addresses: ClientAddresses;
 
-  constructor(adminToken: string, failuresPerMinute = Number.MAX_SAFE_INTEGER, logger: Logger | null = null, now?: () => number) {
+  constructor(adminToken: string, addresses: ClientAddresses, failuresPerMinute = Number.MAX_SAFE_INTEGER, logger: Logger | null = null, now?: () => number) {
     this.expected = digest(adminToken);
+    this.addresses = addresses;
     this.failures = new FailureWindow(failuresPerMinute, 60_000, now);
     this.logger = logger;
   }
 
   check(req: IncomingMessage): void {
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const address = this.addresses.of(req);
     const locked = this.failures.lockedFor(address);
     if (locked > 0) throw new LockedOut(locked);
     const authorization = header(req, 'authorization')?.trim();

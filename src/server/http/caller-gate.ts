@@ -23,7 +23,7 @@ export class CallerGate {
     const { config, logger } = context;
     this.context = context;
     this.traders = new TraderAuthenticator(context.service.state);
-    this.admin = new AdminGuard(config.adminToken, config.limits.admin_auth_failures_per_minute, logger);
+    this.admin = new AdminGuard(config.adminToken, context.addresses, config.limits.admin_auth_failures_per_minute, logger);
     this.limitHeader = String(config.perUserRequestsPerSecond);
   }
 

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ConnectionGate } from '../admission/connection-gate.ts';
+import { ClientAddresses } from '../client-address/client-addresses.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
@@ -64,7 +65,8 @@ export class WsGateway {
   private readonly timer: NodeJS.Timeout;
   private nextId = 1;
   private closing: Promise<void> | null = null;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.handleUpgrade(req, socket, head);
+  private readonly addresses: ClientAddresses;
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.handleUpgrade(req, socket, head, this.addresses.of(req));
 
   /** On the service's HTTP server, trading through the exchange's own path. */
   constructor(context: ServerContext, http: Server, options?: Partial<WsGatewayOptions>);
@@ -74,6 +76,7 @@ export class WsGateway {
     this.context = context;
     this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, maxSubscriptions: context.config.limits.ws_max_subscriptions, ...options };
     this.gate = new ConnectionGate(context.config.limits);
+    this.addresses = isServerContext(context) ? context.addresses : new ClientAddresses(context.config.trustProxy);
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences(), this.scheduler, (traderId, flagged) => this.desk.flagged(traderId, flagged));
@@ -114,10 +117,12 @@ export class WsGateway {
     return this.registry.dropLagging();
   }
 
-  /** An HTTP upgrade request for this gateway: refused (path, shutdown, connection limits) or accepted. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /**
+   * An HTTP upgrade request for this gateway: refused (path, shutdown, connection limits) or accepted.
+   * `address` is the client's (ClientAddresses), which the per-address limit counts.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void {
     if (refusedPathOrShutdown(req, socket, this.closing !== null)) return;
-    const address = req.socket.remoteAddress ?? 'unknown';
     const refusal = this.gate.refuseUpgrade(address);
     if (refusal !== null) {
       this.context.logger.info({ address, code: refusal.code }, 'ws upgrade refused');
