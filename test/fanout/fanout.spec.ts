@@ -4,6 +4,7 @@
 // subscribe (the sync barrier); bad input stays in the child; the child's death is survived and
 // repaired; /metrics shows the child's figures as they are now.
 import { expect } from 'chai';
+import { WebSocket } from 'ws';
 import { ExchangeFixture, rid, type Trader } from '../ws/support/exchange-fixture.ts';
 import { WsTestClient, type Frame } from '../ws/support/ws-test-client.ts';
 import { ADMIN_TOKEN } from '../support/server.ts';
@@ -229,5 +230,30 @@ describe('ws fan-out process (WS_FANOUT=process)', function () {
     expect(delta['sequence']).to.equal((snapshot['sequence'] as number) + 1);
     // The counters never go back across children.
     expect(value(await scrape(scrapeUrl, ADMIN_TOKEN), 'exchange_ws_frames_sent_total')).to.be.at.least(framesBefore);
+  });
+
+  it('upgrades on their way to a child that dies are all answered (503, or opened then dropped), none left waiting', async () => {
+    await waitUntil('a running child', () => (fx.server.fanout?.pid ?? null) !== null);
+    const pid = fx.server.fanout?.pid as number;
+    // Node hands one socket at a time to the child and queues the rest until it acknowledges; a child
+    // killed meanwhile never does.
+    const outcomes = Array.from({ length: 40 }, (_, i) => {
+      if (i === 5) process.kill(pid, 'SIGKILL');
+      return new Promise<string>((resolve) => {
+        const ws = new WebSocket(fx.server.wsUrl);
+        const timer = setTimeout(() => resolve('no answer in 5 s'), 5_000);
+        const done = (what: string): void => {
+          clearTimeout(timer);
+          ws.terminate();
+          resolve(what);
+        };
+        ws.once('open', () => ws.once('close', () => done('opened, then dropped')));
+        ws.once('unexpected-response', (_req, res) => done(String(res.statusCode)));
+        ws.once('error', (err) => done(`error ${err.message.replace(/\d+/g, 'N')}`));
+      });
+    });
+    const seen = await Promise.all(outcomes);
+    expect(seen.filter((s) => s === 'no answer in 5 s'), seen.join(', ')).to.deep.equal([]);
+    await waitUntil('a new child', () => (fx.server.fanout?.pid ?? null) !== null && fx.server.fanout?.pid !== pid);
   });
 });

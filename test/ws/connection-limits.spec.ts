@@ -3,7 +3,9 @@
 // trader (at authenticate), per address while unauthenticated and in total (the N+1st upgrade is
 // refused with the documented status and a JSON body); idle anonymous sockets are closed.
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { WebSocket } from 'ws';
+import { rawFrom } from '../support/from-address.ts';
 import { ExchangeFixture, rid } from './support/exchange-fixture.ts';
 import { sleep, WsTestClient } from './support/ws-test-client.ts';
 
@@ -24,6 +26,20 @@ function refusedUpgrade(url: string): Promise<Refused> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, code: res.headers['x-error-code'] as string | undefined, body: JSON.parse(text) as unknown }));
     });
     ws.once('error', () => undefined);
+  });
+}
+
+/** An upgrade that is refused; the client resets the connection as soon as the answer starts (a proxy aborting it does the same). */
+function upgradeThenReset(port: number, path = '/ws'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    socket.once('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`));
+    socket.once('data', (d: Buffer) => {
+      socket.resetAndDestroy();
+      resolve(d.toString().split('\r\n', 1)[0] ?? '');
+    });
+    socket.once('close', () => reject(new Error('closed without an answer')));
   });
 }
 
@@ -132,6 +148,34 @@ describe('ws: subscription and connection limits', function () {
       const r503 = await refusedUpgrade(fx.server.wsUrl);
       expect(r503).to.deep.equal({ status: 503, code: 'connection_capacity_reached', body: { error: 'the server holds its maximum of 6 WebSocket connections; retry later' } });
       await Promise.all([...anon, more, ...last].map((c) => c.close()));
+    });
+
+    it('a client that resets its refused upgrade takes nothing down: the open connections stay, the next upgrade is served', async () => {
+      const anon = [await fx.client(), await fx.client(), await fx.client()];
+      const pid = fx.server.fanout?.pid ?? null;
+      // Over the per-address cap (429), and on a path that is not /ws (404): each answered, then reset.
+      for (let i = 0; i < 3; i++) expect(await upgradeThenReset(fx.server.port)).to.equal('HTTP/1.1 429 Too Many Requests');
+      expect(await upgradeThenReset(fx.server.port, '/nowhere')).to.equal('HTTP/1.1 404 Not Found');
+      // And ones that reset at once, without waiting for the answer.
+      for (let i = 0; i < 20; i++) {
+        const socket = connect({ host: '127.0.0.1', port: fx.server.port });
+        socket.on('error', () => undefined);
+        socket.once('connect', () => {
+          socket.write(`GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+          socket.resetAndDestroy();
+        });
+      }
+      // One that neither reads nor closes: the server closes the refused connection itself.
+      const held = await rawFrom('127.0.0.1', fx.server.port, [Buffer.from(`GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)], 3_000);
+      expect(held.closed, 'closed by the server').to.equal(true);
+      expect(held.text).to.match(/^HTTP\/1\.1 429 /);
+      await sleep(200);
+      for (const c of anon) expect(c.ws.readyState).to.equal(WebSocket.OPEN);
+      expect(fx.server.fanout?.pid ?? null, 'the same fan-out child').to.equal(pid);
+      await anon[0]?.close();
+      await sleep(50);
+      const next = await fx.client();
+      await Promise.all([next, ...anon.slice(1)].map((c) => c.close()));
     });
   });
 

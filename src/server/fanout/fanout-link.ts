@@ -17,6 +17,7 @@ import type { ServerContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import { rejectFrame } from '../ws/frames.ts';
+import { refuseUpgrade } from '../ws/gateway.ts';
 import { isTradingMessage, type LocalDesk, type TradeOutcome, type TradingMessage } from '../ws/order-desk.ts';
 import type { StartRecord } from './fanout-child.ts';
 import { CHANNEL_FD, isType, type CloseMessage, type UpgradeMessage } from './ipc-messages.ts';
@@ -80,6 +81,13 @@ export class FanoutLink {
   private failed: (err: Error) => void = () => {};
   private stampedWrite = -1;
   private startTimer: NodeJS.Timeout | null = null;
+  /**
+   * Sockets handed over whose sending has not called back yet. Node sends one handle at a time and
+   * queues the next until the child acknowledges the last; if the child dies meanwhile the queued
+   * ones are dropped without a callback, and their clients waited for an answer until they timed out
+   * (a proxy's 504). They are answered 503 when the child exits.
+   */
+  private readonly handing = new Set<Socket>();
 
   constructor(owner: LinkOwner) {
     this.owner = owner;
@@ -118,6 +126,8 @@ export class FanoutLink {
         channel.destroy();
         for (const wake of this.reportWaiters.values()) wake();
         this.reportWaiters.clear();
+        for (const socket of this.handing) answerRestarting(socket);
+        this.handing.clear();
         this.failed(new Error(`ws fan-out: the child exited (${signal ?? code ?? 'unknown'}) before it was ready`));
         owner.exited(this, code, signal, this.closing);
         resolve();
@@ -169,10 +179,19 @@ export class FanoutLink {
     // as one of its "workers", and server.close() then waits for that child forever once it has died.
     // The socket's own close below still counts it out of the server's connections.
     Reflect.set(socket, 'server', null);
-    this.child.send(message, socket, { keepOpen: false }, (err) => {
-      if (err !== null) this.owner.logger.debug({ err }, 'ws fan-out: could not hand a connection over');
-      // Only now: a handle waits in a queue while another is on its way. It belongs to the child from
-      // here (or was closed if it could not be sent); what is left here is an empty socket object.
+    this.handing.add(socket);
+    // keepOpen: this process closes its own descriptor, once the message that carries a copy of it is
+    // written. Left to node (keepOpen false), it is closed when the child acknowledges the handle, and
+    // never if the child dies first: the client then waited, unanswered, until it timed out.
+    this.child.send(message, socket, { keepOpen: true }, (err) => {
+      this.handing.delete(socket);
+      if (err !== null) {
+        this.owner.logger.debug({ err }, 'ws fan-out: could not hand a connection over');
+        answerRestarting(socket);
+        return;
+      }
+      // Only now: a handle waits in a queue while another is on its way. From here the child holds the
+      // connection (the copy in flight keeps it open until the child takes it, or dies).
       socket.destroy();
     });
   }
@@ -358,6 +377,11 @@ export class FanoutLink {
       if (!caller.answered) this.writer.push(`${Tag.NoAnswer}${conn}`);
     });
   }
+}
+
+/** A 503 for an upgrade that never reached a child (refuseUpgrade closes the socket once it is written). */
+function answerRestarting(socket: Socket): void {
+  refuseUpgrade(socket, '503 Service Unavailable', 'the WebSocket service is restarting; retry shortly', 'Retry-After: 1\r\n');
 }
 
 /**

@@ -27,8 +27,14 @@ export const WS_PATH = '/ws';
 
 /** Ends an upgrade request with an HTTP error in the API's JSON shape; `headers` end with CRLF each. */
 export function refuseUpgrade(socket: Duplex, status: string, error: string, headers = ''): void {
+  // The HTTP server takes its 'error' listener off a socket it hands to 'upgrade': a client that resets
+  // the connection now (instead of reading the answer, or a proxy aborting it) would emit an error
+  // nobody hears, which ends the process; in the fan-out child, with every connection it holds.
+  socket.on('error', () => socket.destroy());
   const body = JSON.stringify({ error });
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // Closed once the answer is written, not when the client ends its side: the HTTP server no longer
+  // times this socket out, and a client that never closed would hold it for good.
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /** Answers an upgrade to another path (404) or during shutdown (503); true when it did. */
