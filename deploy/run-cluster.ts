@@ -1,10 +1,13 @@
 // `npm run cluster`: a local cluster behind HAProxy, with PostgreSQL as the only prerequisite. It
 // creates the database if it is missing, starts a leader, a standby and a follower (node
 // src/server/main.ts with ROLE set), then HAProxy with deploy/haproxy.cfg, and prints where to go.
-// Ctrl-C stops everything. Settings (environment):
-//   CLUSTER_DATABASE_URL  default postgres://postgres@127.0.0.1:5432/exchange_cluster
-//   CLUSTER_PORT          the balancer's port, default 8080; the nodes take the next three
-//   ADMIN_API_TOKEN       passed to every node (default: the well-known one, with its warning)
+// The nodes trust the balancer (TRUST_PROXY=127.0.0.1, its address as they see it), so each client
+// counts as itself in every per-address limit. Ctrl-C stops everything. Settings (environment):
+//   CLUSTER_DATABASE_URL    default postgres://postgres@127.0.0.1:5432/exchange_cluster
+//   CLUSTER_PORT            the balancer's port, default 8080; the nodes take the next three
+//   CLUSTER_PROXY_PROTOCOL  1: the balancer gives the client's address in a PROXY protocol v2 header
+//                           (PROXY_PROTOCOL=true on the nodes) instead of X-Forwarded-For
+//   ADMIN_API_TOKEN         passed to every node (default: the well-known one, with its warning)
 // startCluster() is what the test drives (test/cluster/haproxy.spec.ts), on free ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +17,8 @@ import pg from 'pg';
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const HAPROXY_CONFIG = fileURLToPath(new URL('./haproxy.cfg', import.meta.url));
 export const DEFAULT_CLUSTER_DATABASE = 'postgres://postgres@127.0.0.1:5432/exchange_cluster';
+/** The balancer's address as the nodes see its connections (it reaches them over loopback). */
+export const BALANCER_ADDRESS = '127.0.0.1';
 
 export interface ClusterNodeProcess {
   readonly name: 'a' | 'b' | 'c';
@@ -39,6 +44,8 @@ export interface ClusterOptions {
   readonly lbPort: number;
   readonly nodePorts: readonly [number, number, number];
   readonly env?: Readonly<Record<string, string>>;
+  /** The client's address in a PROXY protocol v2 header (SEND_PROXY_V2; PROXY_PROTOCOL=true on the nodes). */
+  readonly proxyProtocol?: boolean;
   /** Node log lines go here (default: dropped). */
   readonly log?: (line: string) => void;
 }
@@ -75,6 +82,8 @@ function startNode(name: 'a' | 'b' | 'c', role: 'leader' | 'standby' | 'follower
       LEADER_URL: lbUrl,
       BIND_ADDR: `127.0.0.1:${port}`,
       LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info',
+      TRUST_PROXY: BALANCER_ADDRESS,
+      PROXY_PROTOCOL: options.proxyProtocol === true ? 'true' : 'false',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -102,9 +111,52 @@ function startNode(name: 'a' | 'b' | 'c', role: 'leader' | 'standby' | 'follower
   });
 }
 
-export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+export interface BalancerOptions {
+  readonly lbPort: number;
+  /** host:port of the servers a, b and c of deploy/haproxy.cfg. */
+  readonly nodes: readonly [string, string, string];
+  readonly proxyProtocol?: boolean;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * HAProxy with deploy/haproxy.cfg, once it listens and routes commands to the node that admits them
+ * (ten /leader/health answers running say "admitting":true).
+ */
+export async function startBalancer(options: BalancerOptions): Promise<ChildProcess> {
   const haproxyPath = haproxyBinary();
   if (haproxyPath === null) throw new Error('cluster: haproxy is not installed (Debian: apt-get install haproxy)');
+  const lbUrl = `http://127.0.0.1:${options.lbPort}`;
+  const [a, b, c] = options.nodes;
+  const { SEND_PROXY_V2: _inherited, ...env } = process.env;
+  const haproxy = spawn(haproxyPath, ['-db', '-f', HAPROXY_CONFIG], {
+    env: { ...env, LB_BIND: `127.0.0.1:${options.lbPort}`, NODE_A: a, NODE_B: b, NODE_C: c, ...(options.proxyProtocol === true ? { SEND_PROXY_V2: '1' } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  haproxy.stdout?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
+  haproxy.stderr?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
+  try {
+    await waitFor(async () => (await fetch(`${lbUrl}/lb-health`)).ok, 10_000, 'haproxy to listen');
+    // Servers start as up until their first checks fail: commands could still reach the standby.
+    let running = 0;
+    await waitFor(
+      async () => {
+        const res = await fetch(`${lbUrl}/leader/health`);
+        running = (await res.text()).includes('"admitting":true') ? running + 1 : 0;
+        return running >= 10;
+      },
+      15_000,
+      'haproxy to route commands to the leader only',
+    );
+  } catch (err) {
+    haproxy.kill('SIGTERM');
+    throw err;
+  }
+  return haproxy;
+}
+
+export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+  if (haproxyBinary() === null) throw new Error('cluster: haproxy is not installed (Debian: apt-get install haproxy)');
   await ensureDatabase(options.databaseUrl);
   const lbUrl = `http://127.0.0.1:${options.lbPort}`;
   const [pa, pb, pc] = options.nodePorts;
@@ -118,24 +170,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     // The leader first: on a new database it creates the log the others follow.
     nodes.push(await startNode('a', 'leader', pa, options, lbUrl));
     nodes.push(...(await Promise.all([startNode('b', 'standby', pb, options, lbUrl), startNode('c', 'follower', pc, options, lbUrl)])));
-    haproxy = spawn(haproxyPath, ['-db', '-f', HAPROXY_CONFIG], {
-      env: { ...process.env, LB_BIND: `127.0.0.1:${options.lbPort}`, NODE_A: `127.0.0.1:${pa}`, NODE_B: `127.0.0.1:${pb}`, NODE_C: `127.0.0.1:${pc}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    haproxy.stdout?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
-    haproxy.stderr?.on('data', (d: Buffer) => options.log?.(`[haproxy] ${d.toString().trimEnd()}`));
-    await waitFor(async () => (await fetch(`${lbUrl}/lb-health`)).ok, 10_000, 'haproxy to listen');
-    // Servers start as up until their first checks fail: commands could still reach the standby.
-    let running = 0;
-    await waitFor(
-      async () => {
-        const res = await fetch(`${lbUrl}/leader/health`);
-        running = (await res.text()).includes('"admitting":true') ? running + 1 : 0;
-        return running >= 10;
-      },
-      15_000,
-      'haproxy to route commands to the leader only',
-    );
+    haproxy = await startBalancer({ lbPort: options.lbPort, nodes: [`127.0.0.1:${pa}`, `127.0.0.1:${pb}`, `127.0.0.1:${pc}`], ...(options.proxyProtocol === undefined ? {} : { proxyProtocol: options.proxyProtocol }), ...(options.log === undefined ? {} : { log: options.log }) });
   } catch (err) {
     haproxy?.kill('SIGTERM');
     await stopAll();
@@ -181,7 +216,8 @@ async function main(): Promise<void> {
   const lbPort = Number(process.env['CLUSTER_PORT'] ?? 8080);
   if (!Number.isInteger(lbPort) || lbPort < 1 || lbPort > 65532) throw new Error(`CLUSTER_PORT=${process.env['CLUSTER_PORT']} is not a port`);
   const verbose = process.env['CLUSTER_VERBOSE'] === '1';
-  const cluster = await startCluster({ databaseUrl, lbPort, nodePorts: [lbPort + 1, lbPort + 2, lbPort + 3], ...(verbose ? { log: (l) => console.log(l) } : {}) });
+  const proxyProtocol = process.env['CLUSTER_PROXY_PROTOCOL'] === '1';
+  const cluster = await startCluster({ databaseUrl, lbPort, nodePorts: [lbPort + 1, lbPort + 2, lbPort + 3], proxyProtocol, ...(verbose ? { log: (l) => console.log(l) } : {}) });
   console.log(`exchange cluster on ${databaseUrl}
   balancer   ${cluster.url}            (dashboard, API, /ws market data, /leader/ws trading; HAProxy)
   leader     ${cluster.nodes[0]?.url}  (node a)
