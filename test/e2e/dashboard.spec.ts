@@ -65,6 +65,14 @@ describe('dashboard (e2e, headless Chromium)', function () {
   let api: ExchangeClient;
   let page: Page;
   const pageErrors: string[] = [];
+  /**
+   * Whatever the page logs as an error (a style or script the CSP blocks, an exception it caught and
+   * logged), except the line Chromium writes for every HTTP answer of 4xx: these tests provoke API
+   * refusals on purpose (a wrong token, an order the API refuses) and check the page's own words for
+   * them. demo.spec.ts holds every view under live traffic to no console error at all.
+   */
+  const consoleErrors: string[] = [];
+  const REFUSAL = /^Failed to load resource: the server responded with a status of 4\d\d /;
 
   before(async function () {
     requireTool(this, chromiumMissing());
@@ -84,6 +92,9 @@ describe('dashboard (e2e, headless Chromium)', function () {
   beforeEach(async () => {
     page = await browser.context.newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !REFUSAL.test(m.text())) consoleErrors.push(m.text());
+    });
     // Each test starts signed out: credentials live in localStorage, shared by the context's pages.
     await page.goto(`${server.url}/`);
     await page.evaluate(() => localStorage.clear());
@@ -92,6 +103,7 @@ describe('dashboard (e2e, headless Chromium)', function () {
   afterEach(async () => {
     await page.close();
     expect(pageErrors, 'errors thrown in the page').to.deep.equal([]);
+    expect(consoleErrors.splice(0), 'errors on the console').to.deep.equal([]);
   });
 
   it('serves the page and its two assets from the service, nothing from elsewhere', async () => {
@@ -138,6 +150,12 @@ describe('dashboard (e2e, headless Chromium)', function () {
     const book = page.locator('[data-testid=book][data-market="SPEC-USD"]');
     await book.waitFor();
     await eventually(async () => expect(await ladder(page)).to.deep.equal(levelsOf(await everyone())));
+    // Each level's depth bar is drawn, as wide as its share of the largest level shown (8 at 99).
+    const bars = (await page.evaluate(
+      "[...document.querySelectorAll('[data-testid=book-level]')].map((r) => ({ quantity: Number(r.dataset.quantity), bar: r.querySelector('[data-testid=depth-bar]').getBoundingClientRect().width, cell: r.querySelector('.size').getBoundingClientRect().width }))",
+    )) as { quantity: number; bar: number; cell: number }[];
+    expect(bars).to.have.length(4);
+    for (const b of bars) expect(b.bar, `bar of a level of ${b.quantity}`).to.be.closeTo((b.cell * b.quantity) / 8, 2).and.above(0);
     const before = Number(await book.getAttribute('data-sequence'));
     expect(await page.getByTestId('book-sequence').textContent()).to.equal(`l2 seq ${before}`);
     const row = page.locator('.market-row[data-market="SPEC-USD"]');
@@ -381,6 +399,9 @@ describe('dashboard (e2e, headless Chromium)', function () {
       // subscribed between the orders and the next tick holds both at snapshot sequence 0, and the
       // tick still brings sequence 1 (the levels touched since the last update come again).
       await eventually(async () => expect(Number(await page.locator('[data-testid=book]').getAttribute('data-sequence'))).to.be.within(1, 2));
+      // While the service was down the browser said so for each attempt to reconnect: expected here.
+      const down = /^WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/ws' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED$/;
+      consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((e) => !down.test(e)));
     } finally {
       await own.close();
     }
@@ -393,15 +414,19 @@ describe('dashboard (e2e, headless Chromium)', function () {
       await client.market('STD-USD');
       const ivy = await client.trader('std-ivy');
       const jon = await client.trader('std-jon');
-      await client.order(ivy, 'STD-USD', 'SELL', 100, 5);
+      await client.order(ivy, 'STD-USD', 'SELL', 100, 500);
       await page.goto(`${own.url}/#/spectator`);
       const panel = page.getByTestId('standings');
       await panel.waitFor();
       await eventually(async () => expect(await panel.locator('[data-testid=standing]').count()).to.equal(2));
-      // Jon buys at 100 and the bid at 120 marks him up: the standings move within a second or two.
-      await client.order(jon, 'STD-USD', 'BUY', 100, 5);
-      await client.order(ivy, 'STD-USD', 'BUY', 120, 1);
+      // Jon buys at 100 and the bid at 3000 marks him up: the standings move within a second or two.
+      await client.order(jon, 'STD-USD', 'BUY', 100, 500);
+      await client.order(ivy, 'STD-USD', 'BUY', 3000, 1);
       await eventually(async () => expect(await panel.locator('[data-testid=standing][data-rank="1"]').getAttribute('data-username')).to.equal('std-jon'), 5_000);
+      // Seven-figure PnL (1,450,000.00 each way) at 1440 px: the table stays inside its card.
+      await eventually(async () => expect(await panel.locator('[data-testid=standing][data-rank="1"]').textContent()).to.contain('1,450,000.00'));
+      const fit = (await page.evaluate("(() => { const p = document.querySelector('[data-testid=standings]').getBoundingClientRect(); const t = document.querySelector('[data-testid=standings] table').getBoundingClientRect(); return { panel: p.right, table: t.right }; })()")) as { panel: number; table: number };
+      expect(fit.table, 'right edge of the table against its card').to.be.at.most(fit.panel);
       await page.screenshot({ path: `${ARTIFACTS}standings.png`, fullPage: true });
     } finally {
       await own.close();

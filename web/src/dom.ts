@@ -3,7 +3,12 @@
 
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
 export type AttrValue = string | number | boolean | null | undefined | ((event: Event) => void);
-export type Attrs = Readonly<Record<string, AttrValue>>;
+/**
+ * No `style`: the page's Content-Security-Policy (style-src 'self') blocks style attributes, so one
+ * would be refused (and logged) on every render. Styles come from classes in styles.css, or from
+ * CSSOM properties (el.style.width = ...), which the policy allows.
+ */
+export type Attrs = Readonly<Record<string, AttrValue>> & { readonly style?: never };
 
 function append(parent: Node, child: Child): void {
   if (child === null || child === undefined || child === false) return;

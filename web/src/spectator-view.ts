@@ -146,7 +146,7 @@ export class SpectatorView {
         'tr',
         { class: `level ${side}`, 'data-testid': 'book-level', 'data-side': side === 'bid' ? 'BUY' : 'SELL', 'data-price': level.price, 'data-quantity': level.quantity, 'data-orders': level.orders },
         h('td', { class: 'num count muted' }, level.orders),
-        h('td', { class: 'num size' }, h('div', { class: 'bar', style: `width:${Math.round((level.quantity / maxQty) * 100)}%` }), h('span', null, fmtInt(level.quantity))),
+        h('td', { class: 'num size' }, depthBar(level.quantity / maxQty), h('span', null, fmtInt(level.quantity))),
         h('td', { class: 'num price' }, fmtInt(level.price)),
       );
     fill(
@@ -196,6 +196,7 @@ export class SpectatorView {
           ),
         ),
         'No trades in this market yet.',
+        [2, 3],
       ),
     );
   }
@@ -219,7 +220,18 @@ export class SpectatorView {
           ),
         ),
         'No traders yet.',
+        [0, 2, 3, 4],
       ),
     );
   }
+}
+
+/**
+ * A level's depth bar, `share` of the widest shown. Its width is a CSSOM property: the page's CSP
+ * (style-src 'self') refuses a style attribute, which left every bar without a width.
+ */
+function depthBar(share: number): HTMLDivElement {
+  const bar = h('div', { class: 'bar', 'data-testid': 'depth-bar' });
+  bar.style.width = `${Math.round(share * 100)}%`;
+  return bar;
 }

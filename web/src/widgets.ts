@@ -13,9 +13,10 @@ export function statusBadge(status: MarketStatus): HTMLElement {
   return h('span', { class: `badge ${status}`, 'data-testid': 'market-status' }, status);
 }
 
-export function table(headers: readonly string[], rows: readonly HTMLTableRowElement[], empty: string): HTMLElement {
+/** `numeric`: the columns whose cells are numbers (right-aligned), so their headers sit over them. */
+export function table(headers: readonly string[], rows: readonly HTMLTableRowElement[], empty: string, numeric: readonly number[] = []): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty);
-  return h('table', null, h('thead', null, h('tr', null, headers.map((x) => h('th', null, x)))), h('tbody', null, rows));
+  return h('table', null, h('thead', null, h('tr', null, headers.map((x, i) => h('th', numeric.includes(i) ? { class: 'num' } : null, x)))), h('tbody', null, rows));
 }
 
 export function leaderboardTable(rows: readonly LeaderboardRow[], highlight: string | null): HTMLElement {
@@ -34,6 +35,7 @@ export function leaderboardTable(rows: readonly LeaderboardRow[], highlight: str
       ),
     ),
     'No traders yet.',
+    [2, 3, 4, 5],
   );
 }
 
