@@ -2,7 +2,7 @@
 // the log: a delta is a sequence and a run of events in typed arrays (strings by reference), not an
 // object graph, so a ring of thousands of deltas per market is nothing the garbage collector traces.
 // A delta is built as an object again only when a resubscribing client asks for it.
-import type { L3Delta, L3Event } from './market-data.ts';
+import type { L3Delta, L3Event } from './l3-messages.ts';
 
 export const L3_ADDED = 0;
 export const L3_UPDATED = 1;

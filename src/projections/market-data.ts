@@ -8,31 +8,12 @@ import type { Side } from '../events/types.ts';
 import { ORDER_ADDED, ORDER_REMOVED, ORDER_UPDATED, type BookEffect, type BookEffectListener } from './book-effect.ts';
 import type { BooksProjection } from './books.ts';
 import { DeltaRing, L3_ADDED, L3_REMOVED, L3_TRADE, L3_UPDATED } from './delta-ring.ts';
+import type { L3Delta, L3Event, L3Snapshot } from './l3-messages.ts';
 import type { OrderStore } from './orders/order-store.ts';
 import type { BookOrderView } from './views.ts';
 
-export type L3Event =
-  | { readonly kind: 'order_added'; readonly order: BookOrderView }
-  | { readonly kind: 'order_updated'; readonly order: BookOrderView }
-  | { readonly kind: 'order_removed'; readonly order_id: string; readonly side: Side; readonly price: number }
-  | { readonly kind: 'trade'; readonly maker_order_id: string; readonly taker_order_id: string; readonly price: number; readonly quantity: number };
-
-export interface L3Delta {
-  readonly type: 'delta';
-  readonly channel: 'l3';
-  readonly market: string;
-  readonly sequence: number;
-  readonly events: readonly L3Event[];
-}
-
-export interface L3Snapshot {
-  readonly type: 'snapshot';
-  readonly channel: 'l3';
-  readonly market: string;
-  readonly sequence: number;
-  readonly bids: BookOrderView[];
-  readonly asks: BookOrderView[];
-}
+// The messages' types live in l3-messages.ts; the feed's readers keep importing them from here.
+export type { L3Delta, L3Event, L3Snapshot };
 
 export const DEFAULT_DELTA_RING = 4096;
 
