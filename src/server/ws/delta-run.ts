@@ -3,9 +3,9 @@
 // one write, and every subscriber that has the whole run shares one Buffer of it, joined once. So the
 // cost per subscriber and turn is one write, however many deltas the turn brought; what else the
 // subscriber's queue holds keeps its place (only consecutive deltas of the run are joined).
-import type { WireFrame } from './wire-frame.ts';
+import type { FrameRun, WireFrame } from './wire-frame.ts';
 
-export class DeltaRun {
+export class DeltaRun implements FrameRun {
   private readonly frames: WireFrame[] = [];
   private joined: Buffer | null = null;
 

@@ -3,13 +3,21 @@
 // built once, the whole frame goes to each subscriber's socket as one write, instead of `ws` framing the
 // same payload again per connection. Only for frames without permessage-deflate (the gateway turns it
 // off) and written between whole frames (`ws` writes each of its own frames synchronously then).
-import type { DeltaRun } from './delta-run.ts';
+
+/**
+ * The turn's run of l3 deltas a frame belongs to (delta-run.ts builds it): the wire bytes of `count` of
+ * its frames from `from` on, joined once and shared. An interface here, so that this file and the run
+ * do not import each other.
+ */
+export interface FrameRun {
+  wire(from: number, count: number): Buffer;
+}
 
 export class WireFrame {
   /** The JSON text, for a `batch` frame that joins several payloads. */
   readonly payload: Buffer;
   /** An l3 delta of this turn's run of its market (delta-run.ts), and its place in it; null otherwise. */
-  run: DeltaRun | null = null;
+  run: FrameRun | null = null;
   runIndex = 0;
   private framed: Buffer | null = null;
 
