@@ -9,6 +9,7 @@ import type { L3Delta } from '../../projections/market-data.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { Connection } from '../ws/connection.ts';
 import { feedResyncFrame, l2SnapshotFrame, l2UpdateFrame, standingsFrame, tickerFrame, type PublicStandingsRow } from './feed-frames.ts';
+import { feedKey, type FeedChannel } from './feed-subscription.ts';
 import { L2Conflator } from './l2-conflator.ts';
 import { TickerStats } from './ticker-stats.ts';
 
@@ -22,19 +23,6 @@ export interface FeedSettings {
 }
 
 export const STANDINGS_INTERVAL_MS = 1000;
-
-export type FeedChannel = 'l2' | 'ticker' | 'standings';
-
-/** What a connection follows on the conflated channels, keyed by feedKey(channel, market). */
-export interface FeedSubscription {
-  readonly channel: FeedChannel;
-  readonly market: string | null;
-  readonly depth: number | null;
-}
-
-export function feedKey(channel: FeedChannel, market: string | null): string {
-  return market === null ? channel : `${channel} ${market}`;
-}
 
 interface MarketFeeds {
   readonly l2: L2Conflator;

@@ -5,7 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { TraderView } from '../../projections/views.ts';
-import type { FeedSubscription } from '../feeds/market-data-hub.ts';
+import type { FeedSubscription } from '../feeds/feed-subscription.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
 import { OutboundQueue, type OutboundLimits } from './outbound-queue.ts';
 
