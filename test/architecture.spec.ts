@@ -1,6 +1,7 @@
 // The core (events, commands, pure projections) imports no I/O, no clock and no random source: that
 // is what makes decide and evolve deterministic, and replay trustworthy. This reads every import of
-// every core file and fails on anything outside the allow list.
+// every core file and fails on anything outside the allow list. It also reads every import of the
+// product's code and fails on files that import one another (a cycle, however long).
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -93,5 +94,85 @@ describe('architecture: the log pipeline\'s worker threads start light', () => {
 
   it('would see zod loaded through a chain of imports', () => {
     expect([...packagesLoadedBy('src/server/persistence/pipeline/well-formed-event.ts')]).to.include('zod');
+  });
+});
+
+/**
+ * The files that import one another in a circle (type imports included), one list per knot: the strongly
+ * connected components of the import graph with more than one file, or a file that imports itself.
+ */
+function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const knots: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const knot: string[] = [];
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member);
+      knot.push(member);
+      if (member === file) break;
+    }
+    if (knot.length > 1 || (graph.get(file) ?? []).includes(file)) knots.push(knot.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return knots;
+}
+
+/** Every relative import of every TypeScript file under `dirs`, as paths from the repository's root. */
+function importGraph(dirs: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of dirs.flatMap(filesUnder)) {
+    const targets = importsOf(readFileSync(join(ROOT, file), 'utf8'))
+      .filter(({ from }) => from.startsWith('.'))
+      .map(({ from }) => relative(ROOT, join(ROOT, file, '..', from)));
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+describe('architecture: no two files import each other, directly or through others', () => {
+  // A circle of imports (even of types only) means neither file can be read, moved or tested without
+  // the other: the shared part belongs in a file both import. The product's own code, every folder.
+  const CODE = ['src', 'replay', 'bots', 'bench', 'deploy', 'demo', 'web/src', 'clients/typescript/src'];
+
+  it('finds no import cycle', () => {
+    const graph = importGraph(CODE);
+    expect(graph.size).to.be.greaterThan(200);
+    expect([...graph.keys()]).to.include.members(['src/server/main.ts', 'replay/cli.ts', 'web/src/main.ts']);
+    const knots = importCycles(graph).map((knot) => knot.join(' <-> '));
+    expect(knots, `files that import one another:\n  ${knots.join('\n  ')}`).to.deep.equal([]);
+  });
+
+  it('would find a cycle of two, of three, and a file importing itself, and nothing in a chain', () => {
+    const graph = new Map<string, string[]>([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['a.ts', 'c.ts']],
+      ['c.ts', ['d.ts']],
+      ['d.ts', ['e.ts']],
+      ['e.ts', ['c.ts', 'outside.ts']],
+      ['f.ts', ['f.ts']],
+      ['g.ts', ['a.ts', 'c.ts']],
+    ]);
+    expect(importCycles(graph)).to.have.deep.members([['a.ts', 'b.ts'], ['c.ts', 'd.ts', 'e.ts'], ['f.ts']]);
+    expect(importCycles(new Map([['x.ts', ['y.ts']], ['y.ts', ['z.ts']], ['z.ts', []]]))).to.deep.equal([]);
+  });
+
+  it('reads type imports and re-exports as edges', () => {
+    const imports = importsOf("import type { A } from './a.ts';\nexport { b } from './b.ts';\nexport type { C } from './c.ts';");
+    expect(imports.map((i) => i.from)).to.deep.equal(['./a.ts', './b.ts', './c.ts']);
   });
 });
