@@ -3,10 +3,10 @@
 // each (who goes first alternates), and the figure REGEX captures from each run's output set side by side.
 //
 // Why: the machines these benchmarks run on swing between speeds from minute to minute (docs/benchmarks.md,
-// stops 24-28): two runs of the same code minutes apart differ by more than most changes. A change shows
-// only in pairs run in the same minutes, which every stop did by hand with a scratch script; this is that
-// script. (Running the two at once, one per core, was stop 27's way on an AMD machine; on stop 28's Intel
-// machine the two slowed each other more than the noise, so the pairs here run one after the other.)
+// Method): two runs of the same code minutes apart differ by more than most changes. A change shows only
+// in pairs run in the same minutes. (Running the two at once, one per core, held up on an AMD EPYC
+// machine but not on an Intel Xeon one, where the two slowed each other more than the noise; so the pairs
+// here run one after the other.)
 //
 // REV's checkout is a git worktree in the system's temporary directory, made for the run and removed
 // after it; it gets this checkout's node_modules (a symlink) when its package-lock.json is the same, else

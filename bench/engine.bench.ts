@@ -299,8 +299,8 @@ let pageMicros = Number.NaN;
  * many. So the share of iterations over the p99.9 goal (20 µs) estimates the share of commands pushed
  * over it by the machine alone: above 0.1%, the goal cannot be shown in this run whatever the engine
  * does. An estimate from one sample of a machine that changes from minute to minute, not a bound. On
- * stop 31's machine fixed work of ~1.6 µs had a p99 of 1.6-3.5 µs but a p99.9 of 38-50 µs
- * (docs/benchmarks.md, Engine, stop 31).
+ * the development machine of 2026-11-28 (an AMD EPYC, 2 cores) fixed work of ~1.6 µs had a p99 of
+ * 1.6-3.5 µs but a p99.9 of 38-50 µs (docs/benchmarks.md, Engine).
  */
 function machineTail(count: number, medianMicros: number): { p50: number; p99: number; p999: number; overGoal: number } {
   const cells = new Float64Array(4096);

@@ -627,7 +627,7 @@ async function runMode(mode: string, seconds: number): Promise<void> {
     // The same accounting for the echo: its server's thread and its clients, per reply. The two totals
     // are what each run costs the machine per order; when both runs keep the cores busy their rates
     // can differ by no more than these totals do, so the ratio by CPU is the rate ratio the machine
-    // allows at this cost per order, whatever the scheduling (docs/benchmarks.md, stop 26).
+    // allows at this cost per order, whatever the scheduling (docs/benchmarks.md, WebSocket).
     const echoServer = (echoUsed.user + echoUsed.system) / e.acked;
     const echoTotal = echoServer + e.cpuMicros / e.acked;
     const total = mainMicros + (childMicros ?? 0) + x.cpuMicros / x.acked;

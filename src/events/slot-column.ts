@@ -83,7 +83,7 @@ export class SlotColumn {
         // half in place (both keep the array's unboxed doubles). A fresh array of zeros with the old values
         // copied in element by element allocated twice as much (doubles() builds by concat) and touched
         // 1.75x the pages: 37 ms against 20 ms for a first chunk of stride 8 on a machine where each
-        // fresh page costs ~12 µs (docs/benchmarks.md, stop 25).
+        // fresh page costs ~12 µs (docs/benchmarks.md, Method, "The machine").
         const old = this.chunks[0];
         if (old === undefined) {
           this.chunks[0] = doubles(FIRST_SLOTS * this.stride);

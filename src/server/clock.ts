@@ -38,7 +38,7 @@ export class AdmissionClock {
  * times the cost. Here the text is written as bytes into a buffer and read back as one latin1 string,
  * which V8 makes a sequential string (what JSON.stringify's fast path takes: a rope, even flattened in
  * place, is not one), in less than half the time of randomUUID().toLowerCase() (0.23 against 0.51 µs
- * in one run, 0.14 against 0.33 in another: scratch measurements, Engine, stop 30), and every
+ * in one run, 0.14 against 0.33 in another: scratch measurements, 2026-11-26), and every
  * order submitted takes two (its id and its fills' seed). The random bytes come from the same CSPRNG
  * as randomUUID's (randomFillSync), drawn a pool at a time as randomUUID draws them, but a larger pool:
  * a call costs about the same for 2 KiB as for 16 KiB (5.6 against 8.1 µs here, a system call each),

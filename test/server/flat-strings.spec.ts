@@ -4,7 +4,7 @@
 // delta (src/server/clock.ts flatUuid, src/events/time-code.ts timeText, src/commands/fill-ids.ts), and
 // a frame that is a rope is walked twice more on its way to the socket (ws/frames.ts withRateLimitRemaining).
 // Sequential, not only flat: a rope flattened in place (String.prototype.trim does that) is flat but
-// still a ConsString, which the fast path refuses too (stop 30 built times and fill ids so, and measured
+// still a ConsString, which the fast path refuses too (ad47d61 built times and fill ids so, and measured
 // the WebSocket order entry worse). V8 tells either only to code run with --allow-natives-syntax, so the
 // probe runs in a child.
 import { expect } from 'chai';

@@ -129,8 +129,8 @@ export const ACCOUNT_RESYNC_FRAME = sharedFrame<'resync_required'>({
 export function withRateLimitRemaining(frame: string, remaining: number): string {
   // Joined into a sequential string: a rope (what `+` or a template literal makes of it) is walked twice
   // more on its way out, once to count its UTF-8 bytes and once to write them. A rope flattened in place
-  // (by trim, say) is still a ConsString, not the sequential string the fast paths take (stop 30 tried
-  // it and measured worse end to end: WebSocket, stop 30).
+  // (by trim, say) is still a ConsString, not the sequential string the fast paths take (ad47d61 tried
+  // it and measured WebSocket order entry worse end to end; 2f6e64e took it back).
   return [frame.slice(0, -1), ',"rate_limit_remaining":', String(remaining), '}'].join('');
 }
 

@@ -5,7 +5,7 @@
 // check is the caller's because it needs the parsed events, which only the caller has: in a worker it
 // would cost a parse of every event there. (The workers take NDJSON lines apart by scanning their
 // structure, not parsing them: parsing every line there made the worker the bound on two cores, and so
-// did checking shapes there; docs/benchmarks.md, stops 25, 28 and 29.)
+// did checking shapes there; docs/benchmarks.md, Replay and "Tried and not kept".)
 //
 // A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
 // than they save.
@@ -37,8 +37,8 @@ const WORKER_URL = new URL('./chunk-worker.ts', import.meta.url);
  * KiB each was a large object with memory of its own, mapped fresh and given back when collected, and a
  * replay touched 27% more fresh pages (0.155 against 0.113 an event, on a machine where a fresh page
  * costs ~12 µs) and ran 5-7% slower. COPY rows: 256 KiB, where recovery ran 2-5% faster than at 64 KiB
- * (the worker parses no row, and there are four times fewer chunks to hand over); docs/benchmarks.md,
- * stop 25.
+ * (the worker parses no row, and there are four times fewer chunks to hand over); measured 2026-11-26,
+ * 322c2bf.
  */
 function defaultChunkBytes(format: ChunkFormat): number {
   return format === 'ndjson' ? 64 * 1024 : 256 * 1024;

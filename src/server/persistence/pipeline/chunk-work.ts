@@ -65,7 +65,7 @@ function hashOfCopyLine(line: string): string | null {
  *
  * A line as the exchange writes it (no backslash in it, the hash a top-level member after another) is
  * taken apart by scanning its structure, not parsed: JSON.parse of every line was half of a worker's
- * time and made the worker the bound of a replay on two cores (docs/benchmarks.md, stop 29). The scan
+ * time and made the worker the bound of a replay on two cores (docs/benchmarks.md, Replay). The scan
  * proves the line is one object whose braces and brackets balance outside strings and close only at
  * its end, and finds its one top-level hash member; the caller's JSON.parse of the chunk's texts as
  * one array then proves the grammar, and, every text being balanced on its own, each array element is

@@ -488,7 +488,7 @@ export class BatchWriter {
     // The whole transaction is one query (batchTransaction): its BEGIN, NOTIFY, COPY and COMMIT go out
     // together and the database answers once, after the commit, where a BEGIN and a COMMIT of their own
     // were two more round trips a batch with both sides idle: 0.7 and 1.9 ms of a 12.4 ms batch here
-    // (docs/benchmarks.md, PostgreSQL append, stop 31). The stream finishes on the database's
+    // (c1b624c; docs/benchmarks.md, PostgreSQL log). The stream finishes on the database's
     // ReadyForQuery, after the commit; an error anywhere (the COPY's, the commit's) fails it, the
     // session is discarded and the batch reconciled, as before. The notification still goes out with
     // the commit, never before it: a follower told of seq N finds it.
