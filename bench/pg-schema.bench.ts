@@ -1,5 +1,5 @@
 // `npm run bench:pg-schema`: what the events table's layout costs PostgreSQL on the write path, measured
-// before choosing one (issue 15). The same events, encoded once up front (so only the database's work
+// before choosing one (migration 005 is the choice). The same events, encoded once up front (so only the database's work
 // is timed), are COPYed into fresh tables of each layout in transactions of 1,024 rows, as the batch
 // writer does. Prints events/s per layout and the ratio to today's layout in the same run.
 // BENCH_PG_EVENTS sets how many events (default 300000).

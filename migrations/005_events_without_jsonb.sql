@@ -1,4 +1,4 @@
--- The fast path for the log (issue 15): the events table stops keeping a jsonb copy of each event's
+-- A faster append for the log: the events table stops keeping a jsonb copy of each event's
 -- data. Parsing and storing that copy was most of PostgreSQL's work per appended event (measured with
 -- `npm run bench:pg-schema`, see docs/benchmarks.md: the same rows COPY 1.6x faster without it, and the
 -- table is 40% smaller). `canonical` stays exactly as written, the record of truth that the hash chain

@@ -63,7 +63,7 @@ export const ERRORS = {
   market_has_open_orders: { status: 409, message: 'cannot delete market with open orders' },
   invalid_message_body: { status: 400, message: 'message body must not be empty' },
   invalid_query: { status: 400, message: 'invalid query parameter' },
-  // Running a competition (issue 12).
+  // Running a competition (docs/api.md).
   trader_not_found: { status: 404, message: 'trader not found' },
   trader_disabled: { status: 409, message: 'trader is already disabled' },
   trader_not_disabled: { status: 409, message: 'trader is not disabled' },

@@ -75,7 +75,7 @@ export type CommandBody =
   | ({ readonly type: 'CancelOrder'; readonly trader_id: string } & OrderRef)
   /** `only_if_open`: refused (no event) when the trader has nothing open (a disconnect over the trader's budget). */
   | { readonly type: 'CancelAllOrders'; readonly trader_id: string; readonly market: string | null; readonly reason: CancelReason; readonly only_if_open?: boolean }
-  // Operator commands of issue 12 (decide-operators.ts).
+  // Operator commands of running a competition (decide-operators.ts).
   /** Many traders at once, all or nothing; keys arrive hashed, never in clear. */
   | { readonly type: 'ProvisionTraders'; readonly traders: readonly ProvisionedTraderFact[] }
   | { readonly type: 'RotateApiKey'; readonly trader_id: string; readonly api_key_hash: string }

@@ -109,7 +109,7 @@ const ScheduledActionSchema = z.discriminatedUnion('action', [
   }),
 ]);
 
-// Event types version 2 brought in (issue 12: running a competition).
+// Event types version 2 brought in for running a competition (docs/api.md, "Running a competition").
 const OperatorEventsV2 = [
   z.strictObject({ ...headV2, type: z.literal('TradersProvisioned'), data: z.strictObject({ traders: z.array(z.strictObject({ trader_id: Id, username: z.string(), api_key_hash: z.string() })).min(1) }) }),
   z.strictObject({ ...headV2, type: z.literal('ApiKeyRotated'), data: z.strictObject({ trader_id: Id, api_key_hash: z.string() }) }),

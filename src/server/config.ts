@@ -12,7 +12,8 @@ export type Role = 'leader' | 'follower' | 'standby';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 /**
  * Who owns the WebSocket connections (src/server/fanout/): a child process fed the published events
- * (`process`), or the matching thread itself (`inline`, the gateway as it was before issue 17).
+ * (`process`), or the matching thread itself (`inline`: every socket write on the thread that matches;
+ * docs/websocket.md, "Fan-out").
  */
 export type WsFanout = 'process' | 'inline';
 
@@ -53,7 +54,7 @@ export interface Config {
   readonly publicStandings: boolean;
   /** WS_FANOUT: the WebSocket connections live in a fan-out child process (default) or on the matching thread. */
   readonly wsFanout: WsFanout;
-  /** Fair-access limits (issue 16); shown on GET /api/v1/admin/state as `limits`. */
+  /** Fair-access limits (docs/websocket.md, "Limits"); shown on GET /api/v1/admin/state as `limits`. */
   readonly limits: Limits;
   /** The body limit of POST /api/v1/admin/users/bulk (10000 names of up to 64 characters, JSON or CSV). */
   readonly bulkProvisionBodyLimitBytes: number;

@@ -1,4 +1,4 @@
-// Operator commands of a real competition (issue 12) as given-events / when-command / then-event specs.
+// Operator commands of a real competition (docs/api.md, "Running a competition") as given-events / when-command / then-event specs.
 import { expect } from 'chai';
 import { InMemoryEventLog } from '../../src/events/in-memory-log.ts';
 import { rerun } from '../../replay/audit.ts';

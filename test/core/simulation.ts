@@ -36,7 +36,7 @@ export type Action =
   | { kind: 'toggle'; market: number; enabled: boolean }
   | { kind: 'trading'; enabled: boolean }
   | { kind: 'reset' }
-  // Operator commands of issue 12.
+  // Operator commands (running a competition).
   | { kind: 'disable'; trader: number; enabled: boolean }
   | { kind: 'rotate'; trader: number }
   | { kind: 'freeze'; label: number }

@@ -56,7 +56,7 @@ describe('HTTP authentication', () => {
         'POST /api/v1/admin/markets/{market_id}/settle',
         'DELETE /api/v1/admin/markets/{market_id}',
         'GET /api/v1/admin/events',
-        // issue 12: running a competition
+        // running a competition
         'POST /api/v1/admin/users/bulk',
         'GET /api/v1/admin/users',
         'POST /api/v1/admin/users/{trader_id}/rotate-key',

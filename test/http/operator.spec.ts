@@ -1,4 +1,4 @@
-// Running a competition (issue 12) through the real service: bulk provisioning, key rotation, disabling,
+// Running a competition (docs/api.md) through the real service: bulk provisioning, key rotation, disabling,
 // the schedule, the official leaderboard and CSV exports.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-describe('HTTP operator commands (issue 12)', function () {
+describe('HTTP operator commands (running a competition)', function () {
   this.timeout(60_000);
   let server: HttpTestServer;
   let c: Client;

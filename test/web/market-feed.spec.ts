@@ -60,7 +60,8 @@ describe('web: MarketFeed', () => {
 
   it('resubscribes for a fresh snapshot on a gap, ignoring deltas until it arrives', () => {
     socket.deliver({ type: 'delta', market: 'A-USD', sequence: 5, events: [] });
-    // The server still has the subscription, and sends no new snapshot to a market followed (issue 16).
+    // The server still has the subscription, and sends no new snapshot to a market followed
+    // (docs/websocket.md, "Client frames: choices").
     expect(socket.takeSent()).to.deep.equal([
       { op: 'unsubscribe', channel: 'l3', market: 'A-USD' },
       { op: 'subscribe', channel: 'l3', market: 'A-USD' },

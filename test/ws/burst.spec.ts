@@ -29,7 +29,7 @@ describe('ws: a burst of orders from one client', function () {
     for (const line of frames.trim().split('\n')) c.send(line);
     const replies: string[] = [];
     for (let waited = 0; replies.length < total && waited < 40_000; waited += 50) {
-      // In arrival order: past its budget (issue 16) a burst gets rejects between acks, and after
+      // In arrival order: past its budget (docs/websocket.md, "Limits") a burst gets rejects between acks, and after
       // WS_ABUSE_MULTIPLE x budget rejects a second its next frames wait for the next second.
       const batch = c.untaken().filter((f) => f.type === 'ack' || f.type === 'reject');
       c.take('ack');

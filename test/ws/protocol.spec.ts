@@ -85,7 +85,7 @@ describe('ws protocol', () => {
     expect(order['created_at']).to.match(TIME);
 
     const amended = await c.request({ op: 'amend_order', request_id: 'a1', order_id: order['id'], remaining: 3 });
-    // Extension (issue 16): every ack tells the trader's remaining budget.
+    // Extension (docs/websocket.md, "Limits"): every ack tells the trader's remaining budget.
     expect(amended['rate_limit_remaining']).to.be.a('number');
     expect(amended).to.deep.equal({ type: 'ack', op: 'amend_order', request_id: 'a1', order: { ...order, remaining: 3 }, rate_limit_remaining: amended['rate_limit_remaining'] });
     const canceled = await c.request({ op: 'cancel_order', request_id: 'c1', order_id: order['id'] });
@@ -269,7 +269,7 @@ describe('ws protocol', () => {
     expect(watcher.untaken('delta')).to.deep.equal([]);
     const again = await ExchangeFixture.subscribe(watcher, 'ETH-USD');
     expect(again['sequence']).to.equal((eth['sequence'] as number) + 2);
-    // Issue 16: subscribing again to a market still followed sends no new snapshot (unsubscribe first
+    // docs/websocket.md: subscribing again to a market still followed sends no new snapshot (unsubscribe first
     // for a fresh one; test/ws/subscription-limits.spec.ts).
     watcher.send({ op: 'subscribe', channel: 'l3', market: 'BTC-USD' });
     expect(await watcher.nextType('subscribed')).to.include({ market: 'BTC-USD', already_subscribed: true });

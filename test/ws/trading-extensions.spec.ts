@@ -47,7 +47,7 @@ describe('ws trading extensions', () => {
     expect(again).to.include({ type: 'ack', op: 'submit_order', request_id: 'again', duplicate: true, resting: true });
     expect((again['order'] as { id: string }).id).to.equal((first['order'] as { id: string }).id);
     const conflict = await a.request({ op: 'submit_order', request_id: 'conflict', market: 'CID-USD', side: 'BUY', price: 91, quantity: 2, client_order_id: 'dup' });
-    // rate_limit_remaining: the extension of issue 16 on every ack and reject.
+    // rate_limit_remaining: the budget extension (docs/websocket.md, "Limits") on every ack and reject.
     expect(conflict).to.deep.equal({ type: 'reject', op: 'submit_order', request_id: 'conflict', code: 'duplicate_client_order_id', message: 'client_order_id already used', rate_limit_remaining: conflict['rate_limit_remaining'] });
     expect(conflict['rate_limit_remaining']).to.be.a('number');
   });

@@ -1,4 +1,4 @@
-// The operator's controls for running a competition (issue 12): bulk provisioning from pasted names or
+// The operator's controls for running a competition (docs/api.md): bulk provisioning from pasted names or
 // a CSV file (keys shown once), key rotation and disabling per trader, the schedule, and freezing the
 // official leaderboard. Each control is one admin call; the panels re-read their lists after each.
 import type { OfficialStandings, Schedule, ScheduleEntry, TraderAccount, TraderProfile } from './api-types.ts';

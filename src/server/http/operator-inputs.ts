@@ -1,4 +1,4 @@
-// Request shapes of the operator routes of issue 12 (HTTP only).
+// Request shapes of the operator routes (operator-routes.ts; HTTP only).
 import { z } from 'zod';
 import { BULK_PROVISION_MAX, FREEZE_LABEL_MAX, SCHEDULE_MAX_ENTRIES } from '../../commands/decide-operators.ts';
 import { MessageLevel } from '../../commands/schemas.ts';

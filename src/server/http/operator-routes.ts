@@ -1,4 +1,4 @@
-// The operator routes of a real competition (issue 12): bulk provisioning, key rotation, disabling and
+// The operator routes of a real competition (docs/api.md, "Running a competition"): bulk provisioning, key rotation, disabling and
 // enabling traders, the schedule, and the official leaderboard. Each change of state is one command.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
