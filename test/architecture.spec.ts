@@ -1,7 +1,8 @@
 // The core (events, commands, pure projections) imports no I/O, no clock and no random source: that
 // is what makes decide and evolve deterministic, and replay trustworthy. This reads every import of
 // every core file and fails on anything outside the allow list. It also reads every import of the
-// product's code and fails on files that import one another (a cycle, however long).
+// product's code and fails on files that import one another (a cycle, however long), and on a file of
+// src/ importing from a layer above its own (docs/architecture.md, "The rooms").
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -174,5 +175,63 @@ describe('architecture: no two files import each other, directly or through othe
   it('reads type imports and re-exports as edges', () => {
     const imports = importsOf("import type { A } from './a.ts';\nexport { b } from './b.ts';\nexport type { C } from './c.ts';");
     expect(imports.map((i) => i.from)).to.deep.equal(['./a.ts', './b.ts', './c.ts']);
+  });
+});
+
+/**
+ * The layers of src/, lowest first (docs/architecture.md, "The rooms"): a file may import its own layer
+ * and the layers below, never one above. A path ending in "/" is a folder; the first entry that matches
+ * a file names its layer, so the service's own folders come before src/server/ itself.
+ */
+const LAYERS: readonly (readonly [string, readonly string[]])[] = [
+  ['the core: events and the error registry', ['src/events/', 'src/commands/errors.ts']],
+  ['the core: projections', ['src/projections/']],
+  ['the core: commands', ['src/commands/']],
+  ['foundations: config, clock, logger', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts']],
+  ['the service: admission, persistence, market data', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/market-data/']],
+  ['cluster mode', ['src/server/replication/']],
+  ['the doors: HTTP, WebSocket, feeds, fan-out, operations', ['src/server/context.ts', 'src/server/http/', 'src/server/ws/', 'src/server/feeds/', 'src/server/fanout/', 'src/server/operations/']],
+  ['the composition root', ['src/server/']],
+];
+
+function layerOf(file: string): number {
+  return LAYERS.findIndex(([, paths]) => paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)));
+}
+
+/** Every import in `graph` from a file of src/ to a file of a higher layer, or to a file outside src/. */
+function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    if (!file.startsWith('src/')) continue;
+    for (const target of targets) {
+      if (!target.startsWith('src/')) out.push(`${file} imports ${target}, outside src/`);
+      else if (layerOf(target) > layerOf(file)) out.push(`${file} (${LAYERS[layerOf(file)]?.[0]}) imports ${target} (${LAYERS[layerOf(target)]?.[0]})`);
+    }
+  }
+  return out;
+}
+
+describe('architecture: the layers of src/ point one way', () => {
+  it('every file of src/ has a layer', () => {
+    const files = filesUnder('src');
+    expect(files.filter((file) => layerOf(file) < 0)).to.deep.equal([]);
+    expect(layerOf('src/server/main.ts')).to.equal(LAYERS.length - 1);
+  });
+
+  it('no file imports a layer above its own, nor anything outside src/', () => {
+    const upward = upwardImports(importGraph(['src']));
+    expect(upward, `imports that point up:\n  ${upward.join('\n  ')}`).to.deep.equal([]);
+  });
+
+  it('would see an import that points up, and one that leaves src/', () => {
+    const graph = new Map<string, string[]>([
+      ['src/server/persistence/x.ts', ['src/events/types.ts', 'src/server/ws/gateway.ts']],
+      ['src/projections/y.ts', ['src/commands/errors.ts', 'replay/cli.ts']],
+      ['src/server/http/z.ts', ['src/server/ws/connection.ts', 'src/server/service.ts']],
+    ]);
+    expect(upwardImports(graph)).to.deep.equal([
+      'src/server/persistence/x.ts (the service: admission, persistence, market data) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
+      'src/projections/y.ts imports replay/cli.ts, outside src/',
+    ]);
   });
 });
