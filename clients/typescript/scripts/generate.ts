@@ -1,6 +1,6 @@
 // Regenerates the SDK's types from the server itself: src/openapi.ts from the OpenAPI document (as
 // /api-doc/openapi.json serves it) with openapi-typescript, and src/error-codes.ts from the error
-// registry. `npm run clients:generate` writes them; test/clients/typescript-generated.spec.ts fails
+// registry. `npm run clients:generate` writes them; test/clients/typescript-sdk-generated.spec.ts fails
 // when the checked-in files differ from what this produces.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
