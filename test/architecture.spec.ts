@@ -187,7 +187,7 @@ const LAYERS: readonly (readonly [string, readonly string[]])[] = [
   ['the core: events and the error registry', ['src/events/', 'src/commands/errors.ts']],
   ['the core: projections', ['src/projections/']],
   ['the core: commands', ['src/commands/']],
-  ['foundations: config, clock, logger', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts']],
+  ['foundations: config, clock, logger, client addresses', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts', 'src/server/client-address/']],
   ['the service: admission, persistence, history', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/']],
   ['cluster mode', ['src/server/replication/']],
   ['the doors: HTTP, WebSocket, feeds, fan-out, operations', ['src/server/context.ts', 'src/server/http/', 'src/server/ws/', 'src/server/feeds/', 'src/server/fanout/', 'src/server/operations/']],

@@ -2,6 +2,7 @@
 // specification has its default; a value that does not parse stops the start with a message that
 // names the variable, rather than silently falling back to the default.
 import { parseTrustedProxies } from './client-address/client-addresses.ts';
+import type { LogLevel } from './logger.ts';
 
 export const DEFAULT_ADMIN_TOKEN = 'admin-token-change-me';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -9,7 +10,7 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres
 export type StorageBackend = 'in_memory' | 'postgres';
 /** Cluster role (src/server/replication/): who writes the log and who follows it. */
 export type Role = 'leader' | 'follower' | 'standby';
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+export type { LogLevel };
 /**
  * Who owns the WebSocket connections (src/server/fanout/): a child process fed the published events
  * (`process`), or the matching thread itself (`inline`: every socket write on the thread that matches;
