@@ -19,7 +19,8 @@ import { Exchange } from '../src/commands/exchange.ts';
 import type { EventLog } from '../src/events/event-log.ts';
 import type { Command } from '../src/commands/types.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
-import { DuplicateSubmission, Refusal } from '../src/commands/errors.ts';
+import { Refusal } from '../src/commands/errors.ts';
+import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
 import { prng as rng } from '../replay/prng.ts';
 import { nextTime, uuid } from './command-strings.ts';
 

@@ -2,7 +2,8 @@
 // decided afresh by the engine, and the event that comes out must equal the recorded one byte for
 // byte (canonical JSON): the same fills at the same prices and quantities, the same remainder, the
 // same settlement figures. A difference names the seq and the first field that differs.
-import { DuplicateSubmission, isDomainError } from '../src/commands/errors.ts';
+import { isDomainError } from '../src/commands/errors.ts';
+import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
 import { commandOf } from '../src/commands/command-of.ts';
 import type { Exchange } from '../src/commands/exchange.ts';
 import type { Command } from '../src/commands/types.ts';

@@ -3,7 +3,8 @@
 // delete and re-create, and optionally a reset between rounds. Seeded, with stamps from counters, so
 // the same seed always gives the same log. Used for the recorded fixtures and the replay benchmark.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
-import { DuplicateSubmission, isDomainError } from '../src/commands/errors.ts';
+import { isDomainError } from '../src/commands/errors.ts';
+import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../src/commands/types.ts';
 import { formatMicros } from '../src/server/clock.ts';

@@ -1,7 +1,6 @@
 // The one registry of every error the service can answer with. Each entry has a stable machine code
 // (sent as `x-error-code` over REST and as `code` over WebSocket), an HTTP status and a default text.
 // Texts that the specification fixes word for word are produced by the factories below it.
-import type { OrderRecord } from '../projections/books.ts';
 
 export const ERRORS = {
   // Admission of orders, in the specification's order of checks.
@@ -112,26 +111,6 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.code = code;
     this.status = ERRORS[code].status;
-  }
-}
-
-/**
- * Not a refusal: a submission that repeats an earlier one with the same client_order_id and the same
- * parameters. Nothing is appended; the caller answers with the earlier order as it is now.
- */
-export class DuplicateSubmission extends Error {
-  readonly orderId: string;
-  /** The first order as decide saw it (from the books, or the history's record the command carried). */
-  readonly order: OrderRecord | null;
-
-  constructor(orderId: string, order: OrderRecord | null = null) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(`duplicate of order ${orderId}`);
-    Error.stackTraceLimit = limit;
-    this.name = 'DuplicateSubmission';
-    this.orderId = orderId;
-    this.order = order;
   }
 }
 

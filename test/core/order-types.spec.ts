@@ -1,7 +1,7 @@
 // Order types, time in force, self-trade prevention, client order ids and cancel-all, as
 // given / when / then specs (trading-extensions.md).
 import { expect } from 'chai';
-import { DuplicateSubmission } from '../../src/commands/errors.ts';
+import { DuplicateSubmission } from '../../src/commands/duplicate-submission.ts';
 import { fillId } from '../../src/commands/fill-ids.ts';
 import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import type { CommandOf } from '../../src/commands/types.ts';

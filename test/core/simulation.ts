@@ -4,7 +4,8 @@
 import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts';
+import { isDomainError } from '../../src/commands/errors.ts';
+import { DuplicateSubmission } from '../../src/commands/duplicate-submission.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
 import type { ExchangeEvent, OrderType, ScheduledAction, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';

@@ -10,7 +10,8 @@
 // and after a restart (recovery, the client order id filter and the messages cache loaded again).
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { DuplicateSubmission, isDomainError } from '../../src/commands/errors.ts';
+import { isDomainError } from '../../src/commands/errors.ts';
+import { DuplicateSubmission } from '../../src/commands/duplicate-submission.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
@@ -22,7 +23,7 @@ import type { TapeTrade } from '../../src/projections/history/trade-tape.ts';
 import type { FillView } from '../../src/projections/views.ts';
 import { AdmissionClock } from '../../src/server/clock.ts';
 import { encodeCursor } from '../../src/server/http/cursor.ts';
-import { pageBackwards } from '../../src/server/http/paging.ts';
+import { pageBackwards } from '../../src/projections/history/page-backwards.ts';
 import type { Maybe } from '../../src/server/history/history.ts';
 import { checkEarlier, duplicateReply, findOrder, findOrderByClientId, withEarlierOrder } from '../../src/server/history/order-lookups.ts';
 import { prng } from '../../replay/prng.ts';

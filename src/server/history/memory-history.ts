@@ -11,7 +11,7 @@ import { HistoryIndex } from '../../projections/history/history-index.ts';
 import type { OfficialStandingsView } from '../../projections/history/official.ts';
 import type { TapePosition, TapeTrade } from '../../projections/history/trade-tape.ts';
 import type { AdminMessageView, FillView } from '../../projections/views.ts';
-import { pageBackwards } from '../http/paging.ts';
+import { pageBackwards } from '../../projections/history/page-backwards.ts';
 import type { EarlierOrder, FillPosition, History, HistoryFigures, Page } from './history.ts';
 
 /** Fills handed to the writer at a time. */

@@ -2,7 +2,7 @@
 // most recently finished (the live state), the history every order finished since the last reset. A
 // lookup asks the books first, then the history; so does the duplicate check of a submission with a
 // client order id, whose answer the command then carries (SubmitOrder.earlier_order).
-import { DuplicateSubmission } from '../../commands/errors.ts';
+import { DuplicateSubmission } from '../../commands/duplicate-submission.ts';
 import type { OrderRecord } from '../../projections/books.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { SubmitReply } from '../../projections/views.ts';

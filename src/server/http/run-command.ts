@@ -2,7 +2,8 @@
 // and calls back once the command may be acknowledged, before anything it caused is published. The
 // reply is written in that callback, so a client always has its answer before the WebSocket events.
 import type { ServerResponse } from 'node:http';
-import { DomainError, DuplicateSubmission } from '../../commands/errors.ts';
+import { DomainError } from '../../commands/errors.ts';
+import { DuplicateSubmission } from '../../commands/duplicate-submission.ts';
 import { then } from '../history/history.ts';
 import { duplicateReply } from '../history/order-lookups.ts';
 import type { Command } from '../../commands/types.ts';

@@ -13,7 +13,8 @@ import { streamJsonArray } from './send-json-array.ts';
 import { LeaderboardQuery, MarketFilterQuery, OrderIdParams } from './http-inputs.ts';
 import { changeOrder } from './order-routes.ts';
 import { fastAmendOrderBody, fastSubmitOrderBody } from '../../commands/fast-order-bodies.ts';
-import { PageQuery, pageBackwards, pageLimit, wantsPage } from './paging.ts';
+import { PageQuery, pageLimit, wantsPage } from './paging.ts';
+import { pageBackwards } from '../../projections/history/page-backwards.ts';
 import {
   FillSchema,
   LeaderboardRowSchema,

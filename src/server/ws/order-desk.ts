@@ -3,7 +3,8 @@
 // budget shared with REST, ExchangeService.execute with the reply hook, the frames of frames.ts); it
 // runs on the matching thread, for the in-process gateway and for the ops the fan-out child forwards.
 // The child's desk (src/server/fanout/remote-desk.ts) forwards the op to the main process instead.
-import { DuplicateSubmission, ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import { ERRORS, isDomainError, type ErrorCode } from '../../commands/errors.ts';
+import { DuplicateSubmission } from '../../commands/duplicate-submission.ts';
 import { submitCommand } from '../../commands/order-terms.ts';
 import type { Command } from '../../commands/types.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
