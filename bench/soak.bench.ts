@@ -3,7 +3,7 @@
 //
 // The server runs as a child process (src/server/main.ts behind a bench-only entry, below) on
 // PostgreSQL, on a database of its own, with every setting at its default (WS_FANOUT=process,
-// SNAPSHOT_EVERY_EVENTS=100000, LOG_LEVEL=info, which logs each 'snapshot written' with its bytes)
+// SNAPSHOT_EVERY_EVENTS=50000, LOG_LEVEL=info, which logs each 'snapshot written' with its bytes)
 // except ADMIN_API_TOKEN and PER_USER_REQUESTS_PER_SECOND, raised so the load is not rate limited.
 // Setup over the admin API: BENCH_MARKETS markets, BENCH_TRADERS traders, BENCH_RESTING resting orders
 // of quantity 1 spread over traders, markets and both sides, far from the crossing price (within the

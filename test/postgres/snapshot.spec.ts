@@ -2,6 +2,7 @@
 // keep arriving holds exactly the state at its seq, and snapshot + tail is the full fold.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -10,7 +11,7 @@ import { orderOfTuple, restoreSnapshot, type OrderTuple, type SnapshotHead, type
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { LogIntegrityError, recoverExchange } from '../../src/server/persistence/postgres/recovery.ts';
-import { newestSnapshot, readSnapshotLines } from '../../src/server/persistence/postgres/snapshot-store.ts';
+import { newestSnapshot, readSnapshotLines, SNAPSHOTS_KEPT, writeSnapshot } from '../../src/server/persistence/postgres/snapshot-store.ts';
 import { canonicalJson } from '../../src/events/canonical.ts';
 import { chainHash } from '../../src/events/hash.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
@@ -301,6 +302,37 @@ describe('PostgreSQL snapshots off the trading thread', function () {
       expect(gapped.error).to.be.instanceOf(LogIntegrityError);
       expect((gapped.error as Error).message).to.match(new RegExp(`seq ${seq + 2} is missing`));
       expect(gapped.lines.join('')).to.not.include('snapshot passed over');
+    });
+  });
+
+  it('the snapshot tables stay at a few snapshots however many are written, with autovacuum off', async () => {
+    await inOwnDatabase('exchange_snapshot_space', async (own) => {
+      const live = await openInstance(own, { SNAPSHOT_EVERY_EVENTS: '0' });
+      try {
+        await runSession(live.service, new RandomSession(live.exchange.state, 61), 80);
+        await live.persistence.durable(live.exchange.seq);
+      } finally {
+        await live.close();
+      }
+      // Whatever the cluster's setting: the pruned snapshots' space must come back without autovacuum.
+      await sql(own, 'alter table snapshots set (autovacuum_enabled = false)');
+      await sql(own, 'alter table snapshot_pieces set (autovacuum_enabled = false, toast.autovacuum_enabled = false)');
+      const space = async (): Promise<number> => Number((await sql<{ bytes: string }>(own, "select pg_total_relation_size('snapshots') + pg_total_relation_size('snapshot_pieces') as bytes"))[0]?.bytes);
+      const pool = new pg.Pool({ connectionString: own, max: 1 });
+      try {
+        // Lines that gzip does not shrink much: ~1 MiB of text a snapshot, some 0.7 MiB stored, toasted.
+        const lines = (): string[] => Array.from({ length: 16 }, () => randomBytes(48 * 1024).toString('base64'));
+        const written: number[] = [];
+        for (let seq = 1; seq <= 30; seq++) written.push((await writeSnapshot(pool, { seq, time: '2026-01-01T00:00:00.000000Z', blockedMs: 0 }, lines())).storedBytes);
+        const each = Math.max(...written);
+        const kept = await sql<{ seq: number }>(own, 'select seq from snapshots order by seq');
+        expect(kept.map((r) => Number(r.seq))).to.deep.equal([28, 29, 30]);
+        // Thirty written, three kept: a vacuum after each write lets the next reuse the pruned ones'
+        // space (a few snapshots' worth, not thirty).
+        expect(await space()).to.be.below((SNAPSHOTS_KEPT + 3) * each);
+      } finally {
+        await pool.end();
+      }
     });
   });
 

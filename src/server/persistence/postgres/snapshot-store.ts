@@ -88,6 +88,11 @@ export async function writeSnapshot(pool: pg.Pool, record: { readonly seq: numbe
     await client.query(`delete from snapshots where seq < (select min(seq) from (select seq from snapshots order by seq desc limit ${SNAPSHOTS_KEPT}) newest)`);
     await client.query('commit');
     ok = true;
+    // The pruned snapshots' pieces are dead rows until a vacuum: without one (autovacuum off, or behind)
+    // the table kept every snapshot ever written, 3.3 MiB each at 100,000 resting orders. Vacuumed here,
+    // their space is taken by the next snapshot's pieces, so the table stays at a few snapshots. A
+    // vacuum that cannot run (a lock, a role that does not own the table) leaves it to autovacuum.
+    await client.query('vacuum (skip_locked) snapshots, snapshot_pieces').catch(() => {});
     return { bytes, storedBytes, pieces, sha256 };
   } finally {
     if (!ok) await client.query('rollback').catch(() => {});
