@@ -414,13 +414,27 @@ async function driver(): Promise<void> {
 
     // ---- snapshots: as logged, and the rows kept ----
     const written = snapshots.filter((s) => s['msg'] === 'snapshot written');
-    console.log(`snapshots written: ${written.length}, not written: ${snapshots.length - written.length}; sizes (text / stored) ${written.map((s) => `${fmt(Number(s['seq']))}: ${mib(Number(s['bytes']))} / ${mib(Number(s['stored_bytes'] ?? s['bytes']))} MiB`).join(', ')}`);
+    // Every size when there are a few; the first, the last and the range when there are many.
+    const sized = written.map((s) => ({ seq: Number(s['seq']), text: Number(s['bytes']), stored: Number(s['stored_bytes'] ?? s['bytes']) }));
+    const one = (s: { seq: number; text: number; stored: number }): string => `${fmt(s.seq)}: ${mib(s.text)} / ${mib(s.stored)} MiB`;
+    const range = (pick: (s: { text: number; stored: number }) => number): string => `${mib(Math.min(...sized.map(pick)))}-${mib(Math.max(...sized.map(pick)))}`;
+    const listed = sized.length <= 12 ? sized.map(one).join(', ') : `${one(sized[0] as (typeof sized)[number])}, ..., ${one(sized[sized.length - 1] as (typeof sized)[number])}; text ${range((s) => s.text)} MiB, stored ${range((s) => s.stored)} MiB`;
+    console.log(`snapshots written: ${written.length}, not written: ${snapshots.length - written.length}; sizes (text / stored) ${listed}`);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     // Stored as the table holds them: the snapshot row's own text and its pieces (gzipped), if any.
     const rows = (await db.query<{ seq: string; bytes: number }>('select s.seq, (octet_length(s.state) + coalesce((select sum(octet_length(p.body)) from snapshot_pieces p where p.seq = s.seq), 0))::float8 as bytes from snapshots s order by s.seq')).rows;
+    // On disk, dead rows included (what a vacuum has not yet freed counts): what the log and its history cost.
+    const tables = (await db.query<{ name: string; bytes: number }>(
+      `select relname as name, pg_total_relation_size(oid)::float8 as bytes from pg_class
+        where relkind = 'r' and relnamespace = 'public'::regnamespace and relname in ('events', 'fill_history', 'order_history', 'candle_minutes', 'snapshots', 'snapshot_pieces')
+        order by 2 desc`,
+    )).rows;
+    const logHead = Number((await db.query<{ head: string }>('select coalesce(max(seq), 0) as head from events')).rows[0]?.head ?? 0);
     await db.end();
     console.log(`   rows kept in the snapshots table: ${rows.map((r) => `seq ${fmt(Number(r.seq))} ${mib(r.bytes)} MiB`).join(', ') || 'none'}`);
+    const total = tables.reduce((sum, t) => sum + t.bytes, 0);
+    console.log(`on disk at seq ${fmt(logHead)}: ${tables.map((t) => `${t.name} ${mib(t.bytes)} MiB (${(t.bytes / Math.max(1, logHead)).toFixed(0)} B/event)`).join(', ')}; ${mib(total)} MiB in all, ${(total / Math.max(1, logHead)).toFixed(0)} B/event`);
 
     // ---- GET /fills for the crossing traders, one request at a time ----
     for (const path of ['/api/v1/fills?limit=100', '/api/v1/fills']) {
