@@ -419,7 +419,8 @@ async function driver(): Promise<void> {
     const one = (s: { seq: number; text: number; stored: number }): string => `${fmt(s.seq)}: ${mib(s.text)} / ${mib(s.stored)} MiB`;
     const range = (pick: (s: { text: number; stored: number }) => number): string => `${mib(Math.min(...sized.map(pick)))}-${mib(Math.max(...sized.map(pick)))}`;
     const listed = sized.length <= 12 ? sized.map(one).join(', ') : `${one(sized[0] as (typeof sized)[number])}, ..., ${one(sized[sized.length - 1] as (typeof sized)[number])}; text ${range((s) => s.text)} MiB, stored ${range((s) => s.stored)} MiB`;
-    console.log(`snapshots written: ${written.length}, not written: ${snapshots.length - written.length}; sizes (text / stored) ${listed}`);
+    const held = written.map((s) => Number(s['blocked_ms']) * 1000).filter((us) => Number.isFinite(us));
+    console.log(`snapshots written: ${written.length}, not written: ${snapshots.length - written.length}; sizes (text / stored) ${listed}${held.length === 0 ? '' : `; the trading thread held ${Math.min(...held).toFixed(0)}-${Math.max(...held).toFixed(0)} µs each`}`);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     // Stored as the table holds them: the snapshot row's own text and its pieces (gzipped), if any.
