@@ -12,9 +12,8 @@ export const MAX_CANDLES = 1000;
 /** A minute in microseconds: the width of the smallest bucket, which every interval is a multiple of. */
 export const MINUTE_MICROS = 60_000_000;
 
-export interface Candle {
-  /** RFC 3339 start of the bucket. */
-  readonly start: string;
+/** What a candle says of its trades: prices first to last and extremes, quantity, count. */
+export interface CandleFigures {
   readonly open: number;
   readonly high: number;
   readonly low: number;
@@ -23,17 +22,16 @@ export interface Candle {
   readonly trades: number;
 }
 
+export interface Candle extends CandleFigures {
+  /** RFC 3339 start of the bucket. */
+  readonly start: string;
+}
+
 /** The trades of one market in one minute, in the order they were made. */
-export interface MinuteCandle {
+export interface MinuteCandle extends CandleFigures {
   readonly market: string;
   /** The minute's start, microseconds since 1970. */
   readonly start: number;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-  readonly trades: number;
   /** The seq of the minute's first and last trade. */
   readonly first_seq: number;
   readonly last_seq: number;

@@ -3,6 +3,7 @@
 // dropped with the market when the market is deleted (a fresh market under the same id starts a new
 // tape). Pages run newest first from a position (seq, n): n is the execution's index in its command.
 import type { ExchangeEvent, Side } from '../../events/types.ts';
+import { pageBackwards } from './page-backwards.ts';
 
 export interface TapeTrade {
   readonly trade_id: string;
@@ -53,21 +54,8 @@ export class TradeTape {
   page(market: string, limit: number, from?: TapePosition): TapeTrade[] {
     const list = this.byMarket.get(market);
     if (list === undefined) return [];
-    // The first index at or after `from`: every trade before it is older.
-    let end = list.length;
-    if (from !== undefined) {
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (before(list[mid] as TapeTrade, from)) lo = mid + 1;
-        else hi = mid;
-      }
-      end = lo;
-    }
-    const out: TapeTrade[] = [];
-    for (let i = end - 1; i >= 0 && out.length < limit; i--) out.push(list[i] as TapeTrade);
-    return out;
+    // Every trade before `from` is older: the same rule as the other lists' pages.
+    return pageBackwards(list, limit, from === undefined ? null : (t) => before(t, from)).items;
   }
 
   apply(event: ExchangeEvent): void {
