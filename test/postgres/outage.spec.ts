@@ -2,10 +2,15 @@
 // on from memory, the queue fills, backpressure holds new commands, and after the database is back
 // every event is stored exactly once, in order), and a COMMIT whose reply is lost.
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { pino } from 'pino';
+import { Exchange } from '../../src/commands/exchange.ts';
+import { PostgresHistory } from '../../src/server/history/postgres-history.ts';
 import { canonicalJson } from '../../src/events/canonical.ts';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { BASE_URL, createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { checkChain, openInstance, storedLog, until } from './support/harness.ts';
+import { checkChain, openInstance, sql, storedLog, until } from './support/harness.ts';
 import { RandomSession, runConcurrently, runSession } from './support/random-session.ts';
 import { TcpProxy } from './support/tcp-proxy.ts';
 import { ADMIN_TOKEN, startTestServer } from '../support/server.ts';
@@ -113,6 +118,66 @@ describe('PostgreSQL faults', function () {
     }
   });
 
+  it('a connection lost in the middle of a history read is logged, never an uncaught error; the messages cache loads once the database is back', async () => {
+    const url = await createDatabase('exchange_history_outage');
+    urls.push(url);
+    // The schema, and a message in the log for the cache to find.
+    const instance = await openInstance(url);
+    try {
+      instance.exchange.execute({ type: 'PostAdminMessage', time: '2026-01-01T00:00:00.000000Z', message_id: 'm-1', target_username: null, market: null, level: 'info', title: null, body: 'hello' });
+      await instance.persistence.durable(instance.exchange.seq);
+    } finally {
+      await instance.close();
+    }
+    await sql(url, "insert into order_history select 'o' || g, 't', 'M', 'BUY', 1, 1, 0, 'filled', 1, 1, 'LIMIT', 'GTC', 'NONE', 'c' || g, 't0', g, g, 't0' from generate_series(1, 10) g");
+    // The state the history follows: the log folded, at its head.
+    const exchange = new Exchange();
+    for (const row of await storedLog(url)) exchange.fold(row.event);
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const said = (msg: string): boolean => lines.some((l) => l['msg'] === msg);
+    // The filter's COPY and the messages' query wait on locks, so the outage finds both with their
+    // connections checked out and a query running.
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table order_history, events in access exclusive mode');
+    const history = new PostgresHistory({ databaseUrl: proxy.via(url), feed: null, logger: pino({ level: 'info' }, sink) });
+    try {
+      history.follow(exchange.state);
+      const waiting = async (): Promise<number> => Number((await sql<{ n: string }>(url, "select count(*) as n from pg_stat_activity where application_name = 'exchange-history' and wait_event_type = 'Lock'"))[0]?.n);
+      await until('both reads waiting on their locks', async () => (await waiting()) === 2);
+      proxy.cut();
+      await until('both failures logged', () => said('history: client order id filter not loaded; client order ids are looked up in the database') && said('history: recent messages not loaded; they are read from the database until a later load succeeds'));
+      await locker.query('rollback');
+      // While the database is away, the messages are history_unavailable; once it is back, the next
+      // read loads the cache, and later reads are answered from memory, away or not.
+      let refused: unknown = null;
+      try {
+        await history.messages(10);
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).to.have.property('code', 'history_unavailable');
+      proxy.restore();
+      expect((await history.messages(10)).map((m) => m.body)).to.deep.equal(['hello']);
+      await until('the cache loaded', () => Array.isArray(history.messages(10)));
+      proxy.cut();
+      const away = history.messages(10);
+      expect(Array.isArray(away), 'answered from memory').to.equal(true);
+      expect((away as { body: string }[]).map((m) => m.body)).to.deep.equal(['hello']);
+      proxy.restore();
+    } finally {
+      await locker.end();
+      await history.close();
+    }
+  });
+
   it('GET /health turns degraded while the database is away, the service keeps serving, and recovers', async () => {
     const url = await createDatabase('exchange_health');
     urls.push(url);
@@ -131,6 +196,7 @@ describe('PostgreSQL faults', function () {
       expect(health.body.persistence.mode).to.equal('retrying');
       expect(health.body.persistence.last_error).to.be.a('string');
       const state = await call<{ persistence: Record<string, unknown> }>(server.url, 'GET', '/api/v1/admin/state', admin);
+      expect(state.status, JSON.stringify(state.body)).to.equal(200);
       expect(state.body.persistence).to.include.all.keys('backend', 'mode', 'queue_depth', 'in_flight_ops', 'total_enqueued', 'total_flushes', 'last_error', 'flush_latency_ms', 'durable_seq');
       expect(state.body.persistence['in_flight_ops']).to.equal(1);
       proxy.restore();

@@ -57,6 +57,9 @@ export class HistoryBackfill {
     add(2, items.minutes.map((m) => minuteRow(m.minute, m.seq)));
     if (tables.length > 0) {
       const client = await this.pool.connect();
+      // A lost connection fails the query and also emits 'error' on the client: heard here, not uncaught.
+      const ignore = (): void => {};
+      client.on('error', ignore);
       let ok = false;
       try {
         const multi = new MultiCopy(`begin; ${tables.map((t) => t.sql).join('')}commit`, tables.map((t) => t.payload));
@@ -64,6 +67,7 @@ export class HistoryBackfill {
         await multi.done;
         ok = true;
       } finally {
+        client.off('error', ignore);
         client.release(!ok);
       }
     }

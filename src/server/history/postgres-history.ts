@@ -73,6 +73,8 @@ export class PostgresHistory implements History {
   private postedWhileLoading: { readonly seq: number; readonly view: AdminMessageView }[] = [];
   /** The cache holds every message there is (fewer than CACHED_MESSAGES were ever posted). */
   private allMessages = false;
+  /** The cache's load while it runs. */
+  private messagesLoading: Promise<void> | null = null;
 
   constructor(options: PostgresHistoryOptions) {
     // A pool of its own, whose sessions never sort what an index gives in order: the history tables
@@ -112,12 +114,28 @@ export class PostgresHistory implements History {
     orders.add(resets);
     this.following = orders;
     void this.loadFilter(state.bounds.resetSeq);
-    void this.loadMessages(state.seq);
+    this.messagesLoading = this.loadMessages(state.seq);
     return orders;
+  }
+
+  /**
+   * Once the recent messages' cache has loaded (or failed to): a start waits for it, so the admin state
+   * answers from memory through an outage from the first request on.
+   */
+  async messagesCached(): Promise<void> {
+    await this.messagesLoading;
   }
 
   /** The newest messages up to `seq` into the cache (the ones posted since come from the events). */
   private async loadMessages(seq: number): Promise<void> {
+    try {
+      await this.readMessages(seq);
+    } finally {
+      this.messagesLoading = null;
+    }
+  }
+
+  private async readMessages(seq: number): Promise<void> {
     try {
       const rows = await this.rows<{ seq: string; canonical: string }>("select seq, canonical from events where type in ('AdminMessagePosted', 'MarketSettled') and seq <= $1 order by seq desc limit $2", [
         seq,
@@ -134,7 +152,7 @@ export class PostgresHistory implements History {
       this.recentMessages = [...live, ...loaded].slice(0, CACHED_MESSAGES);
       this.allMessages = loaded.length < CACHED_MESSAGES && live.length + loaded.length <= CACHED_MESSAGES;
     } catch (err) {
-      this.logger.warn({ err: errorText(err) }, 'history: recent messages not loaded; they are read from the database');
+      this.logger.warn({ err: errorText(err) }, 'history: recent messages not loaded; they are read from the database until a later load succeeds');
     }
   }
 
@@ -142,8 +160,13 @@ export class PostgresHistory implements History {
   private async loadFilter(resetSeq: number): Promise<void> {
     const started = performance.now();
     let client: pg.PoolClient | null = null;
+    // A connection that breaks while checked out emits 'error' on its client as well as failing the
+    // COPY: unheard, that event is an uncaught exception, which took the whole process down.
+    const ignore = (): void => {};
+    let complete = false;
     try {
       client = await this.pool.connect();
+      client.on('error', ignore);
       const stream = client.query(copyTo(`copy (select trader_id, client_order_id from order_history where client_order_id is not null and seq > ${resetSeq}) to stdout`));
       const decoder = new TextDecoder('utf-8');
       let rest = '';
@@ -158,13 +181,16 @@ export class PostgresHistory implements History {
         }
         rest = text.slice(end);
       }
+      complete = true;
       this.filterReady = true;
       this.logger.info({ ids: count, ms: Math.round(performance.now() - started) }, 'history: client order id filter loaded');
     } catch (err) {
       // Without it every lookup asks the database: slower, still correct.
       this.logger.warn({ err: errorText(err) }, 'history: client order id filter not loaded; client order ids are looked up in the database');
     } finally {
-      client?.release();
+      client?.off('error', ignore);
+      // A COPY left unfinished does not go back to the pool.
+      client?.release(!complete);
     }
   }
 
@@ -438,6 +464,10 @@ export class PostgresHistory implements History {
   messages(limit: number): Promise<AdminMessageView[]> | AdminMessageView[] {
     const cached = this.recentMessages;
     if (cached !== null && (limit <= cached.length || this.allMessages)) return cached.slice(0, limit).map((m) => m.view);
+    // The cache could not load (the database was away at the start): try again, so that it serves
+    // the admin state through the next outage. Up to what the database holds; the messages posted
+    // since the start were told as events, and join it as they do at the start.
+    if (cached === null && this.messagesLoading === null && this.state !== null) this.messagesLoading = this.loadMessages(this.durable());
     const durable = this.durable();
     const out: AdminMessageView[] = [];
     const notes = this.feed === null ? [] : this.feed.notesAfter(durable);

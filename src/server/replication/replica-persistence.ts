@@ -89,6 +89,7 @@ export class ReplicaPersistence implements Persistence {
     const head = await recoverExchange(this.pool, exchange, this.logger);
     this.log.foldedTo(head.seq);
     this.history.follow(exchange.state);
+    await this.history.messagesCached();
     this.recovered = head;
     this.logger.info({ seq: head.seq, snapshot_seq: head.snapshotSeq, folded: head.folded, fold_ms: Math.round(head.foldMs) }, 'event log folded from PostgreSQL (following)');
   }

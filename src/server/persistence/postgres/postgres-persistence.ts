@@ -103,6 +103,7 @@ export class PostgresPersistence implements Persistence {
     const backfill = (await historyComplete(await this.session.get())) ? undefined : new HistoryBackfill(this.pool, this.logger);
     const head = await recoverExchange(this.pool, exchange, this.logger, { useSnapshots: !this.ignoreSnapshots, ...(backfill === undefined ? {} : { backfill }) });
     this.adopt(exchange, head);
+    await this.history.messagesCached();
   }
 
   /**

@@ -36,6 +36,9 @@ export interface WrittenSnapshot {
  */
 export async function writeSnapshot(pool: pg.Pool, record: { readonly seq: number; readonly time: string; readonly blockedMs: number }, lines: Iterable<string>): Promise<WrittenSnapshot> {
   const client = await pool.connect();
+  // A lost connection fails the query and also emits 'error' on the client: heard here, not uncaught.
+  const ignore = (): void => {};
+  client.on('error', ignore);
   let ok = false;
   try {
     await client.query('begin');
@@ -96,6 +99,7 @@ export async function writeSnapshot(pool: pg.Pool, record: { readonly seq: numbe
     return { bytes, storedBytes, pieces, sha256 };
   } finally {
     if (!ok) await client.query('rollback').catch(() => {});
+    client.off('error', ignore);
     // A connection left inside a failed COPY is not given back to the pool.
     client.release(!ok);
   }
