@@ -27,6 +27,7 @@ import { ClientIdFilter } from './client-id-filter.ts';
 import type { EarlierOrder, FillPosition, History, HistoryFigures, Page } from './history.ts';
 import type { HistoryFeed } from './history-feed.ts';
 import { executionOfCopyRow, executionOfRow, fillViewOf, minuteOfRow, orderOfRow, tapeTradeOf, type ExecutionRecord, type FillRow, type MinuteRow, type OrderRow } from './history-rows.ts';
+import { HISTORY_SESSION_OPTIONS } from './history-session.ts';
 
 const FILL_SELECT = 'select seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at from fill_history';
 /**
@@ -77,11 +78,9 @@ export class PostgresHistory implements History {
   private messagesLoading: Promise<void> | null = null;
 
   constructor(options: PostgresHistoryOptions) {
-    // A pool of its own, whose sessions never sort what an index gives in order: the history tables
-    // grow faster than autovacuum analyzes them, and without statistics the planner took a trader's
-    // newest 100 fills by reading all of them and sorting (50 ms at 17,000 fills, against 0.5 ms by
-    // the index; bench:soak, docs/benchmarks.md). Every read here has an index in the order it asks.
-    this.pool = new pg.Pool({ ...clientConfig(options.databaseUrl, 'exchange-history'), options: '-c enable_sort=off', max: 4, idleTimeoutMillis: 30_000 });
+    // A pool of its own, whose sessions never sort what an index gives in order and never compile a
+    // query (history-session.ts says why).
+    this.pool = new pg.Pool({ ...clientConfig(options.databaseUrl, 'exchange-history'), options: HISTORY_SESSION_OPTIONS, max: 4, idleTimeoutMillis: 30_000 });
     // An idle pooled connection that breaks is simply dropped by the pool.
     this.pool.on('error', () => {});
     this.feed = options.feed;
