@@ -263,7 +263,7 @@ describe('PostgreSQL history: every answer is the in-memory projections\' own', 
           await dropDatabase(url);
         }
       }),
-      { numRuns: 4, seed: 20261128 },
+      { numRuns: 16, seed: 20261128 },
     );
   });
 });

@@ -48,6 +48,8 @@ export class HistoryFeed {
   private minutes: { readonly seq: number; readonly minute: MinuteCandle }[] = [];
   private notes: NoteEvent[] = [];
   private durable = 0;
+  /** Who waits for the database to hold a seq (reached), each released by drop or by its timer. */
+  private waiters: { readonly seq: number; readonly done: () => void }[] = [];
 
   /** Takes what the state applies from its head on; items of seqs at or below `durableSeq` are not kept. */
   follow(state: ExchangeState, durableSeq: number): Subscription {
@@ -78,6 +80,28 @@ export class HistoryFeed {
     this.orders = this.orders.slice(firstAbove(this.orders, seq, finishedSeq));
     this.minutes = this.minutes.slice(firstAbove(this.minutes, seq, eventSeq));
     this.notes = this.notes.slice(firstAbove(this.notes, seq, eventSeq));
+    if (this.waiters.length > 0) for (const w of this.waiters.filter((w) => w.seq <= seq)) w.done();
+  }
+
+  /**
+   * Resolves once the database holds everything up to `seq` (drop), or after `waitMs` if it does not by
+   * then (a writer that is behind or stopped): the caller looks at durableSeq again either way.
+   */
+  reached(seq: number, waitMs: number): Promise<void> {
+    if (seq <= this.durable) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiter = {
+        seq,
+        done: () => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.done, waitMs);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
   }
 
   /** The seq the database holds everything up to, as this feed knows it. */

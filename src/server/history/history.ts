@@ -64,6 +64,11 @@ export interface History {
   orderByClientId(traderId: string, clientOrderId: string): Maybe<OrderRecord | undefined>;
   /** orderByClientId, with the seq it is true as of (a submission's duplicate check). */
   earlierOrder(traderId: string, clientOrderId: string, state: ExchangeState): Maybe<EarlierOrder>;
+  /**
+   * Once the history reads every order finished up to `seq` (in memory: at once), or after `waitMs` if
+   * it does not by then: what a stale earlierOrder waits for before it looks again.
+   */
+  reached(seq: number, waitMs: number): Maybe<void>;
   /** The fills of one order (as taker or maker), in the trader's order of fills. */
   fillsOfOrder(order: OrderRecord): Maybe<FillView[]>;
   /** The `limit` newest operator messages, newest first. */
@@ -85,4 +90,9 @@ export interface History {
 export interface EarlierOrder {
   readonly order: OrderRecord | undefined;
   readonly asOf: number;
+  /**
+   * The books held an order with this client order id when it was looked up (order undefined, asOf
+   * Infinity): decide finds it there, as long as they still hold it when the command is built.
+   */
+  readonly inBooks?: { readonly traderId: string; readonly clientOrderId: string };
 }

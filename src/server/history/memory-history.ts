@@ -70,6 +70,10 @@ export class MemoryHistory implements History {
     return { order: this.index.orders.byClient(traderId, clientOrderId), asOf: state.seq };
   }
 
+  reached(): void {
+    // The index has applied every event the state has: nothing to wait for.
+  }
+
   fillsOfOrder(order: OrderRecord): FillView[] {
     return this.index.fillsOfOrder(order);
   }

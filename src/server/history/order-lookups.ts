@@ -3,6 +3,7 @@
 // lookup asks the books first, then the history; so does the duplicate check of a submission with a
 // client order id, whose answer the command then carries (SubmitOrder.earlier_order).
 import { DuplicateSubmission } from '../../commands/duplicate-submission.ts';
+import { DomainError } from '../../commands/errors.ts';
 import type { OrderRecord } from '../../projections/books.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { SubmitReply } from '../../projections/views.ts';
@@ -35,13 +36,17 @@ export class StaleLookup extends Error {
 
 const NOTHING_EARLIER: EarlierOrder = { order: undefined, asOf: Number.POSITIVE_INFINITY };
 
+/** Lookups made stale before a submission gives up (503 history_unavailable), each after a wait of up to STALE_WAIT_MS. */
+const STALE_TRIES = 8;
+const STALE_WAIT_MS = 250;
+
 /**
  * The trader's earlier order with this client order id that the books no longer hold (undefined: none,
  * or the books hold it and decide finds it there), for SubmitOrder.earlier_order.
  */
 export function earlierOrder(state: ExchangeState, history: History, traderId: string, clientOrderId: string | null | undefined): Maybe<EarlierOrder> {
   if (clientOrderId === null || clientOrderId === undefined) return NOTHING_EARLIER;
-  if (state.books.clientSlot(traderId, clientOrderId) >= 0) return NOTHING_EARLIER;
+  if (state.books.clientSlot(traderId, clientOrderId) >= 0) return { order: undefined, asOf: Number.POSITIVE_INFINITY, inBooks: { traderId, clientOrderId } };
   return history.earlierOrder(traderId, clientOrderId, state);
 }
 
@@ -50,6 +55,12 @@ export function earlierOrder(state: ExchangeState, history: History, traderId: s
  * trusted (the command may have waited, and other commands ran, since it was made).
  */
 export function checkEarlier(state: ExchangeState, lookup: EarlierOrder): OrderRecord | undefined {
+  // Held by the books when looked up: decide finds it there unless they let go of it meanwhile (the
+  // command waited while the window of finished orders moved on), and then the history has it.
+  if (lookup.inBooks !== undefined) {
+    if (state.books.clientSlot(lookup.inBooks.traderId, lookup.inBooks.clientOrderId) < 0) throw new StaleLookup();
+    return undefined;
+  }
   if (lookup.asOf === Number.POSITIVE_INFINITY) return undefined;
   if (lookup.asOf < state.bounds.resetSeq || state.books.orders.releasedSeq > lookup.asOf) throw new StaleLookup();
   return lookup.order;
@@ -64,8 +75,13 @@ export function withEarlierOrder<R>(state: ExchangeState, history: History, trad
   if (clientOrderId === null || clientOrderId === undefined) return submit(NOTHING_EARLIER);
   const attempt = (tries: number): Maybe<R> => {
     const retry = (err: unknown): Maybe<R> => {
-      if (err instanceof StaleLookup && tries < 8) return attempt(tries + 1);
-      throw err;
+      if (!(err instanceof StaleLookup)) throw err;
+      // The database must hold what the books let go of before a lookup of it can be whole: looking
+      // again at once would find the same durable seq (the writer commits every few milliseconds).
+      // A writer that stays behind for all the tries is answered as the history being away.
+      if (tries >= STALE_TRIES) throw new DomainError('history_unavailable');
+      const wait = history.reached(state.books.orders.releasedSeq, STALE_WAIT_MS);
+      return wait instanceof Promise ? wait.then(() => attempt(tries + 1)) : attempt(tries + 1);
     };
     const lookup = earlierOrder(state, history, traderId, clientOrderId);
     if (!(lookup instanceof Promise)) {

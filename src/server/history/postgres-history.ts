@@ -438,6 +438,12 @@ export class PostgresHistory implements History {
     return this.byClientIdIn(traderId, clientOrderId, durable).then((order) => ({ order: order ?? this.pendingOrder(durable, mine), asOf: durable }));
   }
 
+  reached(seq: number, waitMs: number): Promise<void> | undefined {
+    // Without a feed (a follower) the database holds what the state has applied.
+    if (this.feed === null || seq <= this.feed.durableSeq) return undefined;
+    return this.feed.reached(seq, waitMs);
+  }
+
   fillsOfOrder(order: OrderRecord): Promise<FillView[]> {
     const durable = this.durable();
     const pending = this.pending(durable).filter((e) => e.taker_order_id === order.id || e.maker_order_id === order.id);
