@@ -16,7 +16,8 @@
 // heap and RSS over IPC; the fan-out child's RSS is read from /proc. Prints each sample, the slope by
 // least squares (bytes per event) over the samples past BENCH_WARMUP of the run, the events/s and
 // order latency of each stretch, every snapshot as logged, GET /api/v1/fills p50/p99 (a page of 100
-// and the unpaged list) for the crossing traders, then kills the server with SIGKILL, starts it again
+// and the unpaged list) for the crossing traders, GET /api/v1/orders/{id} p50/p99 of orders only the
+// history holds, then kills the server with SIGKILL, starts it again
 // on the same database and times /health's first 200 and the first order accepted, with the recovery
 // line's figures. A server that dies or a restart that fails is reported, not thrown. Never passes or
 // fails on time.
@@ -30,7 +31,7 @@
 //   BENCH_CROSSERS [8]       traders the loops submit for
 //   BENCH_SAMPLES [10]       memory samples over the load (and one when the setup is done)
 //   BENCH_WARMUP [0.2]       samples before this fraction of BENCH_EVENTS are left out of the slope
-//   BENCH_FILLS_REQUESTS [300], BENCH_FILLS_SECONDS [60]   GET /fills requests per variant, and a time cap
+//   BENCH_FILLS_REQUESTS [300], BENCH_FILLS_SECONDS [60]   GET /fills (and /orders/{id}) requests per variant, and a time cap
 //   BENCH_RESTART_TIMEOUT_S [300]   a restart not answering /health by then is reported as hung
 //   BENCH_SERVER_ENV         extra server settings, `NAME=VALUE NAME=VALUE` (printed); none by default
 //   BENCH_KEEP_DB=1          keep the database (its URL is printed); DATABASE_URL names the server
@@ -450,6 +451,34 @@ async function driver(): Promise<void> {
         bytes += r.bytes;
       }
       console.log(`GET ${path}: ${times.length} requests, p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms, ${mib(bytes / times.length)} MiB per answer${codes.size === 0 ? '' : `; not 200: ${JSON.stringify(Object.fromEntries(codes))}`}`);
+    }
+
+    // ---- GET /orders/{id} of orders only the history holds ----
+    // Their ids from a crossing trader's fills some 10,000 back (100 pages of 100): far past the books'
+    // window of 8,192 finished orders, so every lookup is the database's. A fill names its maker's and
+    // its taker's orders; the other trader's order is 404 after the same lookup, so both are timed.
+    {
+      const key = crossKeys[0] as string;
+      let before: string | null = null;
+      let fills: { maker_order_id: string; taker_order_id: string }[] = [];
+      for (let i = 0; i < 100; i++) {
+        const r = await orDeath(server, call('GET', `/api/v1/fills?limit=100${before === null ? '' : `&before=${encodeURIComponent(before)}`}`, { 'x-api-key': key }));
+        if (r.status !== 200) break;
+        const page = JSON.parse(r.text) as { fills: typeof fills; next: string | null };
+        fills = page.fills;
+        if (page.next === null) break;
+        before = page.next;
+      }
+      const ids = fills.flatMap((f) => [f.maker_order_id, f.taker_order_id]);
+      const times: number[] = [];
+      const codes = new Map<string, number>();
+      const until = performance.now() + FILLS_SECONDS * 1000;
+      for (let i = 0; i < FILLS_REQUESTS && ids.length > 0 && performance.now() < until; i++) {
+        const r = await orDeath(server, call('GET', `/api/v1/orders/${ids[i % ids.length] as string}`, { 'x-api-key': key }));
+        codes.set(String(r.status), (codes.get(String(r.status)) ?? 0) + 1);
+        times.push(r.ms);
+      }
+      console.log(`GET /api/v1/orders/{id} of orders only the history holds: ${times.length} requests, p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${times.length === 0 ? 0 : Math.max(...times).toFixed(1)} ms; status ${JSON.stringify(Object.fromEntries(codes))}`);
     }
 
     // ---- kill -9 and restart on the same database ----
