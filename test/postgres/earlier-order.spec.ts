@@ -64,6 +64,43 @@ function submitChecked(instance: Instance, clientOrderId: string): Promise<Excha
   );
 }
 
+/**
+ * An order with client order id 'old' finished and written; then, with the writer held (the events
+ * table locked by another session), four more finish and the books let go of orders the database does
+ * not hold yet. `release` lets the writer go on (once; again is nothing).
+ */
+async function behindTheBooks(inst: Instance, url: string): Promise<{ first: string; held: { release(): Promise<void> } }> {
+  const state = inst.exchange.state;
+  const first = await finishOne(inst, 'old');
+  for (let i = 0; i < 3; i++) await finishOne(inst, null);
+  await inst.persistence.durable(state.seq);
+  const durable = state.seq;
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  await locker.query('begin');
+  await locker.query('lock table events in access exclusive mode');
+  let released = false;
+  const held = {
+    release: async () => {
+      if (released) return;
+      released = true;
+      await locker.query('commit');
+      await locker.end();
+    },
+  };
+  // Four: a release comes as the event after a finish begins; the first lets go of an order the
+  // database holds, the last of one it does not. The service acknowledges without waiting for the
+  // writer, so they finish while it waits.
+  try {
+    for (let i = 0; i < 4; i++) await finishOne(inst, null);
+    expect(state.books.orders.releasedSeq, 'the books let go of orders the database does not hold yet').to.be.above(durable);
+  } catch (err) {
+    await held.release();
+    throw err;
+  }
+  return { first, held };
+}
+
 describe('PostgreSQL: a stale duplicate check by client order id', function () {
   this.timeout(30_000);
   let url = '';
@@ -106,61 +143,35 @@ describe('PostgreSQL: a stale duplicate check by client order id', function () {
 
   it('a lookup older than what the books let go of waits for the writer, then finds the earlier order', async () => {
     const inst = instance as Instance;
-    const state = inst.exchange.state;
-    const first = await finishOne(inst, 'old');
-    for (let i = 0; i < 3; i++) await finishOne(inst, null);
-    await inst.persistence.durable(state.seq);
-    const durable = state.seq;
-    // The writer is held (the events table locked) while more orders finish and the books let go of them.
-    const locker = new pg.Client({ connectionString: url });
-    await locker.connect();
+    const { first, held } = await behindTheBooks(inst, url);
     try {
-      await locker.query('begin');
-      await locker.query('lock table events in access exclusive mode');
-      // Four finish: a release comes as the event after a finish begins, and the first of these lets go
-      // of an order the database holds; the last, of one it does not.
-      const pending = Array.from({ length: 4 }, () => finishOne(inst, null));
-      // The service acknowledges without waiting for durability: the three finish while the writer waits.
-      await Promise.all(pending);
-      expect(state.books.orders.releasedSeq, 'the books let go of orders the database does not hold yet').to.be.above(durable);
       const attempt = submitChecked(inst, 'old').then(
         () => null,
         (e: unknown) => e,
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await locker.query('commit');
+      await held.release();
       const err = await attempt;
       expect(err).to.be.instanceOf(DuplicateSubmission);
       expect((err as DuplicateSubmission).orderId).to.equal(first);
     } finally {
-      await locker.end();
+      await held.release();
     }
   });
 
   it('a writer that stays behind through every try: 503 history_unavailable, nothing appended', async () => {
     const inst = instance as Instance;
-    const state = inst.exchange.state;
-    await finishOne(inst, 'old');
-    for (let i = 0; i < 3; i++) await finishOne(inst, null);
-    await inst.persistence.durable(state.seq);
-    const durable = state.seq;
-    const locker = new pg.Client({ connectionString: url });
-    await locker.connect();
+    const { held } = await behindTheBooks(inst, url);
     try {
-      await locker.query('begin');
-      await locker.query('lock table events in access exclusive mode');
-      for (let i = 0; i < 4; i++) await finishOne(inst, null);
-      expect(state.books.orders.releasedSeq).to.be.above(durable);
-      const seq = state.seq;
+      const seq = inst.exchange.state.seq;
       const err = await submitChecked(inst, 'old').then(
         () => null,
         (e: unknown) => e,
       );
       expect(isDomainError(err) && err.code).to.equal('history_unavailable');
-      expect(state.seq, 'nothing appended').to.equal(seq);
+      expect(inst.exchange.state.seq, 'nothing appended').to.equal(seq);
     } finally {
-      await locker.query('commit');
-      await locker.end();
+      await held.release();
     }
   });
 });
