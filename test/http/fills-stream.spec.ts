@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Command } from '../../src/commands/types.ts';
 import type { RunningServer } from '../../src/server/app.ts';
 import { hashApiKey } from '../../src/server/clock.ts';
-import { createDatabase, dropDatabase, postgresUnavailable } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
 
 const FILLS = 4_000;
@@ -41,12 +41,7 @@ function checks(backend: 'in_memory' | 'postgres'): void {
 
   before(async function () {
     if (backend === 'postgres') {
-      const reason = await postgresUnavailable();
-      if (reason !== null) {
-        if (process.env['REQUIRE_POSTGRES'] === '1') throw new Error(reason);
-        console.warn(`      skipped: ${reason}`);
-        this.skip();
-      }
+      await requirePostgres(this);
       url = await createDatabase('exchange_fills_stream');
     }
     server = await startTestServer({ PER_USER_REQUESTS_PER_SECOND: '100000', ...(url === null ? {} : { STORAGE_BACKEND: 'postgres', DATABASE_URL: url }) });
