@@ -4,9 +4,12 @@
 // times the size of one write) is the same array as its pages put together, and a client that goes
 // away in the middle leaves a server that answers the next request.
 import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Command } from '../../src/commands/types.ts';
 import type { RunningServer } from '../../src/server/app.ts';
 import { hashApiKey } from '../../src/server/clock.ts';
+import { streamJsonArray } from '../../src/server/http/send-json-array.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -88,4 +91,62 @@ describe('HTTP: the unpaged fills list, written as it is read', function () {
   this.timeout(120_000);
   describe('in memory', () => checks('in_memory'));
   describe('PostgreSQL', () => checks('postgres'));
+});
+
+describe('streamJsonArray: a client gone while the source was being read', () => {
+  it('stops, and lets the source go, instead of waiting for a drain that never comes', async () => {
+    let returned = false;
+    let closed: () => void = () => undefined;
+    const gone = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    // The second batch comes only after the client has left, and is bigger than one write.
+    const big = Array.from({ length: 4_000 }, (_, i) => ({ fill_id: `f${i}`, padding: 'x'.repeat(40) }));
+    const source: AsyncIterable<readonly unknown[]> = {
+      [Symbol.asyncIterator]: () => {
+        let n = 0;
+        return {
+          next: async () => {
+            n++;
+            if (n === 1) return { done: false, value: [{ fill_id: 'first' }] };
+            if (n <= 3) {
+              await gone;
+              await new Promise((resolve) => setImmediate(resolve));
+              return { done: false, value: big };
+            }
+            return { done: true, value: undefined };
+          },
+          return: async () => {
+            returned = true;
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    let streamed: Promise<unknown> = Promise.resolve();
+    let handled: () => void = () => undefined;
+    const reading = new Promise<void>((resolve) => {
+      handled = resolve;
+    });
+    const server = http.createServer((_req, res) => {
+      res.on('close', () => closed());
+      streamed = streamJsonArray(res, 200, source);
+      handled();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const req = http.get({ host: '127.0.0.1', port, path: '/' });
+      req.on('error', () => undefined);
+      // The client leaves while the server waits on its source for the second batch.
+      await reading;
+      req.destroy();
+      await gone;
+      // With the old wait for 'drain', this never settled (and the test times out).
+      await streamed;
+      expect(returned, 'the source was told to stop').to.equal(true);
+    } finally {
+      server.close();
+    }
+  });
 });

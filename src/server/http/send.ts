@@ -15,6 +15,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 /** Resolves true on 'drain', false when the client went away (a streamed body's backpressure). */
 export function drained(res: ServerResponse): Promise<boolean> {
+  // Gone already (while the writer waited for its source, say): 'close' came and went, and 'drain'
+  // never will; waiting for either would hold the writer, and what it reads from, for good.
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onDrain = (): void => {
       res.off('close', onClose);
