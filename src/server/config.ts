@@ -10,7 +10,6 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres
 export type StorageBackend = 'in_memory' | 'postgres';
 /** Cluster role (src/server/replication/): who writes the log and who follows it. */
 export type Role = 'leader' | 'follower' | 'standby';
-export type { LogLevel };
 /**
  * Who owns the WebSocket connections (src/server/fanout/): a child process fed the published events
  * (`process`), or the matching thread itself (`inline`: every socket write on the thread that matches;

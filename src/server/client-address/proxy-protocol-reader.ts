@@ -17,8 +17,6 @@ export function proxiedSource(socket: Socket): string | undefined {
 }
 
 export interface ProxyHeaderReader {
-  /** Connections still waiting for their header. */
-  readonly pending: number;
   /** Closes the connections still waiting for their header (the server is shutting down). */
   close(): void;
 }
@@ -89,9 +87,6 @@ export function readProxyHeaders(server: Server, trusts: (address: string | unde
   });
 
   return {
-    get pending() {
-      return waiting.size;
-    },
     close: () => {
       for (const socket of [...waiting]) socket.destroy();
       waiting.clear();

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { ServerContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
-import { refusedPathOrShutdown, refuseUpgrade } from '../ws/gateway.ts';
+import { refusedPathOrShutdown, refuseRestarting } from '../ws/gateway.ts';
 import { LocalDesk } from '../ws/order-desk.ts';
 import { FanoutLink, NO_FIGURES, type LinkOwner } from './fanout-link.ts';
 import type { WsReport } from './ws-report.ts';
@@ -115,7 +115,7 @@ export class FanoutHost implements LinkOwner {
     const link = this.link;
     const started = this.started;
     if (link === null || !link.alive || started === null) {
-      refuseUpgrade(socket, '503 Service Unavailable', 'the WebSocket service is restarting; retry shortly', 'Retry-After: 1\r\n');
+      refuseRestarting(socket);
       return;
     }
     link.handOver(req, socket, head, started.context.addresses.of(req));

@@ -17,7 +17,7 @@ import type { ServerContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import { rejectFrame } from '../ws/frames.ts';
-import { refuseUpgrade } from '../ws/gateway.ts';
+import { refuseRestarting } from '../ws/gateway.ts';
 import { isTradingMessage, type LocalDesk, type TradeOutcome, type TradingMessage } from '../ws/order-desk.ts';
 import type { StartRecord } from './fanout-child.ts';
 import { CHANNEL_FD, isType, type CloseMessage, type UpgradeMessage } from './ipc-messages.ts';
@@ -126,7 +126,7 @@ export class FanoutLink {
         channel.destroy();
         for (const wake of this.reportWaiters.values()) wake();
         this.reportWaiters.clear();
-        for (const socket of this.handing) answerRestarting(socket);
+        for (const socket of this.handing) refuseRestarting(socket);
         this.handing.clear();
         this.failed(new Error(`ws fan-out: the child exited (${signal ?? code ?? 'unknown'}) before it was ready`));
         owner.exited(this, code, signal, this.closing);
@@ -187,7 +187,7 @@ export class FanoutLink {
       this.handing.delete(socket);
       if (err !== null) {
         this.owner.logger.debug({ err }, 'ws fan-out: could not hand a connection over');
-        answerRestarting(socket);
+        refuseRestarting(socket);
         return;
       }
       // Only now: a handle waits in a queue while another is on its way. From here the child holds the
@@ -377,11 +377,6 @@ export class FanoutLink {
       if (!caller.answered) this.writer.push(`${Tag.NoAnswer}${conn}`);
     });
   }
-}
-
-/** A 503 for an upgrade that never reached a child (refuseUpgrade closes the socket once it is written). */
-function answerRestarting(socket: Socket): void {
-  refuseUpgrade(socket, '503 Service Unavailable', 'the WebSocket service is restarting; retry shortly', 'Retry-After: 1\r\n');
 }
 
 /**

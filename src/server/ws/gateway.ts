@@ -8,7 +8,6 @@ import type { Duplex } from 'node:stream';
 import type { Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { ConnectionGate } from '../admission/connection-gate.ts';
-import { ClientAddresses } from '../client-address/client-addresses.ts';
 import { nowRfc3339 } from '../clock.ts';
 import type { ServerContext } from '../context.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
@@ -35,6 +34,11 @@ export function refuseUpgrade(socket: Duplex, status: string, error: string, hea
   // Closed once the answer is written, not when the client ends its side: the HTTP server no longer
   // times this socket out, and a client that never closed would hold it for good.
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+}
+
+/** A 503 for an upgrade no child can take now (the fan-out child is starting again, or died holding it). */
+export function refuseRestarting(socket: Duplex): void {
+  refuseUpgrade(socket, '503 Service Unavailable', 'the WebSocket service is restarting; retry shortly', 'Retry-After: 1\r\n');
 }
 
 /** Answers an upgrade to another path (404) or during shutdown (503); true when it did. */
@@ -71,8 +75,6 @@ export class WsGateway {
   private readonly timer: NodeJS.Timeout;
   private nextId = 1;
   private closing: Promise<void> | null = null;
-  private readonly addresses: ClientAddresses;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => this.handleUpgrade(req, socket, head, this.addresses.of(req));
 
   /** On the service's HTTP server, trading through the exchange's own path. */
   constructor(context: ServerContext, http: Server, options?: Partial<WsGatewayOptions>);
@@ -82,7 +84,6 @@ export class WsGateway {
     this.context = context;
     this.options = { ...DEFAULT_WS_OPTIONS, broadcastBuffer: context.config.wsBroadcastBuffer, maxSubscriptions: context.config.limits.ws_max_subscriptions, ...options };
     this.gate = new ConnectionGate(context.config.limits);
-    this.addresses = isServerContext(context) ? context.addresses : new ClientAddresses(context.config.trustProxy);
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences(), this.scheduler, (traderId, flagged) => this.desk.flagged(traderId, flagged));
@@ -100,7 +101,9 @@ export class WsGateway {
     this.publications = context.service.publications$.subscribe((p) => this.publish(p));
     this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
     this.timer.unref();
-    http?.on('upgrade', this.onUpgrade);
+    // On the service's own server the client's address comes from its resolver (behind a trusted proxy,
+    // the address it forwards); in the fan-out child, with each socket handed over.
+    if (http !== null && isServerContext(context)) http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head, context.addresses.of(req)));
   }
 
   get connectionCount(): number {
