@@ -18,6 +18,9 @@ import { requireTool } from '../support/required-tool.ts';
 import { WsTestClient } from '../ws/support/ws-test-client.ts';
 import { health, spawnNode } from './support/cluster.ts';
 
+/** Why the balancer cannot run here, or null when it can. */
+const haproxyMissing = (): string | null => (haproxyBinary() === null ? 'haproxy is not installed (apt-get install haproxy)' : null);
+
 /** Per-address limits small enough to meet within a test. */
 const LIMITS = { ADMIN_AUTH_FAILURES_PER_MINUTE: '5', WS_MAX_ANONYMOUS_PER_ADDRESS: '2' };
 
@@ -77,7 +80,7 @@ describe('cluster: HAProxy example (deploy/)', function () {
 
   before(async function () {
     await requirePostgres(this);
-    requireTool(this, haproxyBinary() === null ? 'haproxy is not installed (apt-get install haproxy)' : null);
+    requireTool(this, haproxyMissing());
     url = await createDatabase('exchange_haproxy');
     const ports = [await freePort(), await freePort(), await freePort(), await freePort()] as const;
     cluster = await startCluster({
@@ -209,7 +212,7 @@ describe('cluster: HAProxy example with the PROXY protocol (SEND_PROXY_V2, PROXY
 
   before(async function () {
     await requirePostgres(this);
-    requireTool(this, haproxyBinary() === null ? 'haproxy is not installed (apt-get install haproxy)' : null);
+    requireTool(this, haproxyMissing());
     url = await createDatabase('exchange_haproxy_pp');
     // One leader behind all three of the example's servers: what is shown here is the header, not failover.
     node = await spawnNode(url, 'leader', { TRUST_PROXY: '127.0.0.1', PROXY_PROTOCOL: 'true', ...LIMITS });

@@ -2,6 +2,7 @@
 // skip with a visible reason, except in CI (REQUIRE_POSTGRES=1), where an unreachable database fails.
 // Each suite gets a database of its own, so suites never see each other's events.
 import pg from 'pg';
+import { skipOrFail } from './required-tool.ts';
 
 export const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -26,11 +27,12 @@ export function postgresUnavailable(): Promise<string | null> {
 
 /** Call in a before() hook: skips the suite (or fails it in CI) when PostgreSQL is not there. */
 export async function requirePostgres(ctx: Mocha.Context): Promise<void> {
-  const reason = await postgresUnavailable();
-  if (reason === null) return;
-  if (process.env['REQUIRE_POSTGRES'] === '1') throw new Error(`${reason} (REQUIRE_POSTGRES=1: PostgreSQL tests must run)`);
-  console.warn(`      skipped: ${reason}`);
-  ctx.skip();
+  requirePostgresFeature(ctx, await postgresUnavailable());
+}
+
+/** With why this PostgreSQL server lacks what a test needs (null: it has it): skips, or fails in CI. */
+export function requirePostgresFeature(ctx: Mocha.Context, missing: string | null): void {
+  skipOrFail(ctx, missing, process.env['REQUIRE_POSTGRES'] === '1', 'REQUIRE_POSTGRES=1: PostgreSQL tests must run');
 }
 
 /** Creates a fresh, empty database and returns its URL; drop it with dropDatabase. */

@@ -10,12 +10,20 @@ export function toolsRequired(): boolean {
   return process.env['REQUIRE_TOOLS'] === '1' || process.env['CI'] === 'true';
 }
 
-/** Call in a before() hook with why the tool cannot be used (null: it can): skips, or fails in CI. */
-export function requireTool(ctx: Mocha.Context, missing: string | null): void {
+/**
+ * With why something a test needs is missing (null: nothing is): nothing; or, where it is `required`,
+ * a failure that says why (`because`); or else a skip with the reason printed.
+ */
+export function skipOrFail(ctx: Mocha.Context, missing: string | null, required: boolean, because: string): void {
   if (missing === null) return;
-  if (toolsRequired()) throw new Error(`${missing} (REQUIRE_TOOLS=1 or CI=true: this suite must run; .ci/run installs it)`);
+  if (required) throw new Error(`${missing} (${because})`);
   console.warn(`      skipped: ${missing}`);
   ctx.skip();
+}
+
+/** Call in a before() hook with why the tool cannot be used (null: it can): skips, or fails in CI. */
+export function requireTool(ctx: Mocha.Context, missing: string | null): void {
+  skipOrFail(ctx, missing, toolsRequired(), 'REQUIRE_TOOLS=1 or CI=true: this suite must run; .ci/run installs it');
 }
 
 /** Debian's Python, the one that sees Debian's python3-websockets (a pyenv or venv python3 may not). */
