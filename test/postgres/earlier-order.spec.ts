@@ -9,13 +9,12 @@ import { isDomainError } from '../../src/commands/errors.ts';
 import { DuplicateSubmission } from '../../src/commands/duplicate-submission.ts';
 import { GTC_LIMIT } from '../../src/commands/order-terms.ts';
 import type { Command, CommandBody } from '../../src/commands/types.ts';
-import type { EarlierOrder, Maybe } from '../../src/server/history/history.ts';
-import { checkEarlier, earlierOrder, StaleLookup, withEarlierOrder } from '../../src/server/history/order-lookups.ts';
+import type { EarlierOrder } from '../../src/server/history/history.ts';
+import { checkEarlier, earlierOrder, StaleLookup } from '../../src/server/history/order-lookups.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { openInstance, type Instance } from './support/harness.ts';
+import { openInstance, settle, submitLookedUp, type Instance } from './support/harness.ts';
 
-const settle = <T>(value: Maybe<T>): Promise<T> => Promise.resolve(value);
 const TRADER = '00000000-0000-4000-8000-00000000000a';
 const MARKET = 'EO-USD';
 let ids = 0;
@@ -49,19 +48,10 @@ async function finishOne(instance: Instance, clientOrderId: string | null): Prom
   return orderId;
 }
 
-/** A submission with a client order id as the routes run it: looked up, checked when built. */
+/** A submission with a client order id as the routes run it. */
 function submitChecked(instance: Instance, clientOrderId: string): Promise<ExchangeEvent> {
-  const state = instance.exchange.state;
   const body = submit(clientOrderId);
-  return settle(
-    withEarlierOrder(state, instance.persistence.history, TRADER, clientOrderId, (lookup) =>
-      instance.service.execute((s) => {
-        const earlier = checkEarlier(state, lookup);
-        const command = { ...body, time: s.time } as Command;
-        return earlier === undefined ? command : ({ ...command, earlier_order: earlier } as Command);
-      }),
-    ),
-  );
+  return submitLookedUp(instance.service, instance.persistence.history, TRADER, clientOrderId, (time) => ({ ...body, time }) as Command);
 }
 
 /**
@@ -149,7 +139,12 @@ describe('PostgreSQL: a stale duplicate check by client order id', function () {
         () => null,
         (e: unknown) => e,
       );
+      let answered = false;
+      void attempt.then(() => {
+        answered = true;
+      });
       await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered, 'the submission waits while the writer is held').to.equal(false);
       await held.release();
       const err = await attempt;
       expect(err).to.be.instanceOf(DuplicateSubmission);

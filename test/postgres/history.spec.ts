@@ -25,11 +25,11 @@ import { AdmissionClock } from '../../src/server/clock.ts';
 import { encodeCursor } from '../../src/server/http/cursor.ts';
 import { pageBackwards } from '../../src/projections/history/page-backwards.ts';
 import type { Maybe } from '../../src/server/history/history.ts';
-import { checkEarlier, duplicateReply, findOrder, findOrderByClientId, withEarlierOrder } from '../../src/server/history/order-lookups.ts';
+import { duplicateReply, findOrder, findOrderByClientId } from '../../src/server/history/order-lookups.ts';
 import { prng } from '../../replay/prng.ts';
 import { actionArb, actionCommands, marketCommand, MARKETS, TRADERS, type Action } from '../core/simulation.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
-import { openInstance, type Instance } from './support/harness.ts';
+import { openInstance, settle, submitLookedUp, type Instance } from './support/harness.ts';
 
 /** An admission clock that moves by the steps a seeded generator gives: microseconds to most of a minute. */
 class SteppingClock extends AdmissionClock {
@@ -66,7 +66,6 @@ class Oracle {
   }
 }
 
-const settle = <T>(value: Maybe<T>): Promise<T> => Promise.resolve(value);
 
 interface Run {
   instance: Instance;
@@ -96,15 +95,7 @@ async function execute(run: Run, body: CommandBody): Promise<void> {
   try {
     let event: ExchangeEvent;
     if (body.type === 'SubmitOrder') {
-      event = await settle(
-        withEarlierOrder(state, history, body.trader_id, body.client_order_id, (lookup) =>
-          service.execute((s) => {
-            const earlier = checkEarlier(state, lookup);
-            const command = build(s.time);
-            return earlier === undefined ? command : ({ ...command, earlier_order: earlier } as Command);
-          }),
-        ),
-      );
+      event = await submitLookedUp(service, history, body.trader_id, body.client_order_id, build);
     } else event = await service.execute((s) => build(s.time));
     run.oracle.fold(event);
   } catch (err) {

@@ -15,14 +15,13 @@ import type { Command } from '../../src/commands/types.ts';
 import { RECENT_ORDERS } from '../../src/projections/orders/order-store.ts';
 import type { RunningServer } from '../../src/server/app.ts';
 import { hashApiKey } from '../../src/server/clock.ts';
-import { checkEarlier, withEarlierOrder } from '../../src/server/history/order-lookups.ts';
 import type { PostgresPersistence } from '../../src/server/persistence/postgres/postgres-persistence.ts';
 import type { SnapshotFigures } from '../../src/server/persistence/postgres/snapshotter.ts';
 import { WsTestClient, type Frame } from '../ws/support/ws-test-client.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
 import { call, PROCESS_ADMIN_TOKEN, ROOT, spawnServer } from './support/server-process.ts';
-import { until } from './support/harness.ts';
+import { submitLookedUp, until } from './support/harness.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -94,15 +93,7 @@ describe('PostgreSQL: a long session with a small live state', function () {
             if (!isDomainError(err)) throw err;
           }
         } else {
-          await Promise.resolve(
-            withEarlierOrder(state, history, trader(t), cid, (lookup) =>
-              service.execute((s) => {
-                const earlier = checkEarlier(state, lookup);
-                const command = build(s.time);
-                return earlier === undefined ? command : ({ ...command, earlier_order: earlier } as Command);
-              }),
-            ),
-          );
+          await submitLookedUp(service, history, trader(t), cid, build);
         }
         if (n % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
         if (state.seq >= (samples.length + 1) * (EVENTS / 4) && samples.length < 4) {

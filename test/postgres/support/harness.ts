@@ -10,6 +10,29 @@ import { loadConfig } from '../../../src/server/config.ts';
 import { createLogger } from '../../../src/server/logger.ts';
 import { openPostgresPersistence, type PostgresPersistence, type PostgresPersistenceOptions } from '../../../src/server/persistence/postgres/postgres-persistence.ts';
 import { ExchangeService } from '../../../src/server/service.ts';
+import type { Command } from '../../../src/commands/types.ts';
+import type { History, Maybe } from '../../../src/server/history/history.ts';
+import { checkEarlier, withEarlierOrder } from '../../../src/server/history/order-lookups.ts';
+
+/** An answer that may come now or later, as a promise. */
+export const settle = <T>(value: Maybe<T>): Promise<T> => Promise.resolve(value);
+
+/**
+ * A submission as the REST and WebSocket routes run it: its client order id looked up first (the books,
+ * then the history), the lookup checked as the command is built, the earlier order carried in it.
+ */
+export function submitLookedUp(service: ExchangeService, history: History, traderId: string, clientOrderId: string | null | undefined, build: (time: string) => Command): Promise<ExchangeEvent> {
+  const state = service.state;
+  return settle(
+    withEarlierOrder(state, history, traderId, clientOrderId, (lookup) =>
+      service.execute((s) => {
+        const earlier = checkEarlier(state, lookup);
+        const command = build(s.time);
+        return earlier === undefined ? command : ({ ...command, earlier_order: earlier } as Command);
+      }),
+    ),
+  );
+}
 
 export interface Instance {
   readonly exchange: Exchange;
