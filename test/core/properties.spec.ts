@@ -125,6 +125,31 @@ describe('core: properties of random sessions', function () {
     );
   });
 
+  it('books that keep every order (the in-memory backend) decide as the window does, find every order since the last reset, and leave the history index no orders to hold', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 300 }), (actions) => {
+        const windowed = new Simulation({ recentOrders: 1, lookUpHistory: true });
+        const all = new Simulation({ recentOrders: Number.POSITIVE_INFINITY });
+        for (const a of actions) {
+          windowed.step(a);
+          all.step(a);
+          all.checkInvariants();
+        }
+        expect(eventsOf(all.exchange).map(canonicalJson)).to.deep.equal(eventsOf(windowed.exchange).map(canonicalJson));
+        expect(stateHash(all.exchange.state)).to.equal(stateHash(windowed.exchange.state));
+        const events = eventsOf(all.exchange);
+        let since = 0;
+        events.forEach((e, i) => {
+          if (e.type === 'TradingReset') since = i + 1;
+        });
+        const books = all.exchange.state.books;
+        for (const e of events.slice(since)) if (e.type === 'OrderSubmitted') expect(books.anyOrder(e.data.order.id), e.data.order.id).to.not.equal(undefined);
+        expect(all.history.orders.count, 'the books hold the order history themselves').to.equal(0);
+      }),
+      { numRuns: 30, seed: 31 },
+    );
+  });
+
   it('without the history lookup, a window of one finished order would accept a repeated client order id (the lookup is what keeps them unique)', () => {
     const repeat = (cid: number) => ({ kind: 'submit' as const, trader: 0, market: 0, buy: true, price: 90, quantity: 1, type: 'LIMIT' as const, tif: 'IOC' as const, stp: 'NONE' as const, cid });
     const blind = new Simulation({ recentOrders: 1 });

@@ -19,6 +19,9 @@ describe('server: configuration from the environment', () => {
       logLevel: 'info',
       marketDataIntervalMs: 100,
       publicStandings: false,
+      snapshotEveryEvents: 50_000,
+      trustProxy: [],
+      proxyProtocol: false,
     });
   });
 
