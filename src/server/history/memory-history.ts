@@ -29,12 +29,9 @@ export class MemoryHistory implements History {
   }
 
   async *fills(traderId: string, market: string | undefined): AsyncGenerator<readonly FillView[]> {
-    // The list as it is now (later fills are not this answer's), without copying the fills themselves.
-    const list = this.index.fills.listOf(traderId).slice();
-    for (let i = 0; i < list.length; i += FILL_BATCH) {
-      const batch = list.slice(i, i + FILL_BATCH);
-      yield market === undefined ? batch : batch.filter((f) => f.market === market);
-    }
+    // The list as it is now (a copy: later fills are not this answer's), the fills themselves shared.
+    const list = this.index.fills.of(traderId, market);
+    for (let i = 0; i < list.length; i += FILL_BATCH) yield list.slice(i, i + FILL_BATCH);
   }
 
   fillsPage(traderId: string, market: string | undefined, before: FillPosition | null, limit: number): Page<FillView> {

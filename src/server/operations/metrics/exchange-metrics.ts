@@ -4,6 +4,7 @@
 // route, per op, per command type) and counting on the order path is a field increment (see cells.ts).
 // What only needs to be known at scrape time (connections, queue depth, writer mode) is read then.
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RECENT_ORDERS } from '../../../projections/orders/order-store.ts';
 import type { PersistenceMode, PersistenceStatus } from '../../persistence/persistence.ts';
 import { CellCounter, CellHistogram, type CounterCell } from './cells.ts';
 import { LATENCY_BUCKETS, type HistogramCell } from './histogram-cell.ts';
@@ -250,7 +251,7 @@ export class ExchangeMetrics {
         if (self.sources !== null) this.set(pick(self.sources.live()));
       };
     new Gauge({ name: 'exchange_live_resting_orders', help: 'Orders resting in the books (live state).', registers: [r], collect: live((f) => f.restingOrders) });
-    new Gauge({ name: 'exchange_live_orders_kept', help: 'Orders the books hold: the resting ones and the window of recently finished ones (at most 8,192 more).', registers: [r], collect: live((f) => f.ordersKept) });
+    new Gauge({ name: 'exchange_live_orders_kept', help: `Orders the books hold: the resting ones and the window of recently finished ones (with PostgreSQL at most ${RECENT_ORDERS.toLocaleString('en-US')} more; in memory every order since the last reset).`, registers: [r], collect: live((f) => f.ordersKept) });
     new Gauge({ name: 'exchange_live_traders', help: 'Traders provisioned (live state).', registers: [r], collect: live((f) => f.traders) });
     new Gauge({ name: 'exchange_live_markets', help: 'Markets configured (live state).', registers: [r], collect: live((f) => f.markets) });
     new Gauge({
