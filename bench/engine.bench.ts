@@ -12,6 +12,10 @@
 //   npm run bench:engine            (all sizes)
 //   npm run bench:engine -- 1000    (one size)
 //   BENCH_MIX=base BENCH_MEMORY=0 npm run bench:engine -- 1000   (quick A/B runs: base mix, no memory figures)
+//   BENCH_QUICK=1 npm run bench:engine   (a few seconds: 1,000 resting, 20,000 commands; what the test of every benchmark runs)
+//
+// Beside each base mix, the same commands given to nodejs-order-book 10.1.1 in a process of its own
+// (bench/engine/peer-order-book.ts): the exchange's rate against the best JavaScript order book's.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -21,18 +25,13 @@ import type { Command } from '../src/commands/types.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
 import { Refusal } from '../src/commands/errors.ts';
 import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
-import { prng as rng } from '../replay/prng.ts';
 import { nextTime, uuid } from './command-strings.ts';
+import { MID, prefill, provisioning, session, workload, type Session } from './engine/workload.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const MARKETS = 10;
-const MID = 100_000;
 
-interface Setup {
+interface Setup extends Session {
   readonly exchange: Exchange;
-  readonly traders: string[];
-  readonly resting: string[][]; // per trader: ids of orders it has resting (may be stale)
-  nextId: number;
 }
 
 /** A log that keeps nothing, as the PostgreSQL backend keeps nothing once a batch is written. */
@@ -50,84 +49,10 @@ function setup(resting: number, keepLog = true): Setup {
   exchange.state.events$.subscribe(() => {});
   exchange.state.marketData.deltas$.subscribe(() => {});
   exchange.state.privateFeed.events$.subscribe(() => {});
-  // Each trader keeps at most ~400 resting per side per market, well inside the 1000 limit.
-  const perTraderMarket = 400;
-  const traderCount = Math.max(20, Math.ceil(resting / (MARKETS * perTraderMarket)) + 10);
-  const traders = Array.from({ length: traderCount }, (_, i) => uuid(1_000_000_000 + i));
-  for (const [i, t] of traders.entries()) exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: `bench${i}`, trader_id: t, api_key_hash: `h${i}` });
-  for (let m = 0; m < MARKETS; m++) {
-    exchange.execute({ type: 'UpsertMarket', time: nextTime(), market: { market_id: `M${m}-USD`, base_asset: `M${m}`, quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: MID, enabled: true } });
-  }
-  const s: Setup = { exchange, traders, resting: traders.map(() => []), nextId: 1 };
-  const rand = rng(1);
-  // Bids below the mid, asks above, over ~2,000 price levels per side: a deep, uncrossed book.
-  for (let i = 0; i < resting; i++) {
-    const trader = i % traderCount;
-    const buy = i % 2 === 0;
-    const market = Math.floor(i / traderCount) % MARKETS;
-    const offset = 1 + Math.floor(rand() * 2000);
-    const id = uuid(s.nextId++);
-    exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: traders[trader] as string, market: `M${market}-USD`, side: buy ? 'BUY' : 'SELL', price: buy ? MID - offset : MID + offset, quantity: 2, ...GTC_LIMIT, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
-    (s.resting[trader] as string[]).push(id);
-  }
+  const s: Setup = { exchange, ...session(resting) };
+  for (const command of provisioning(s)) exchange.execute(command);
+  for (const command of prefill(s, resting)) exchange.execute(command);
   return s;
-}
-
-type Mix = 'base' | 'extensions';
-
-const STP_MODES = ['CANCEL_TAKER', 'CANCEL_MAKER', 'CANCEL_BOTH'] as const;
-
-/** The terms of an extensions-mix order: 20% IOC, 5% FOK, 10% post-only, 5% market, STP on half, client ids on half. */
-function extensionTerms(rand: () => number, id: number): { order_type: 'LIMIT' | 'MARKET'; time_in_force: 'GTC' | 'IOC' | 'FOK' | 'POST_ONLY'; self_trade_prevention: 'NONE' | (typeof STP_MODES)[number]; client_order_id: string | null } {
-  const r = rand();
-  const order_type = r < 0.05 ? 'MARKET' : 'LIMIT';
-  const time_in_force = r < 0.05 ? 'IOC' : r < 0.25 ? 'IOC' : r < 0.3 ? 'FOK' : r < 0.4 ? 'POST_ONLY' : 'GTC';
-  const self_trade_prevention = rand() < 0.5 ? 'NONE' : (STP_MODES[Math.floor(rand() * 3)] as (typeof STP_MODES)[number]);
-  return { order_type, time_in_force, self_trade_prevention, client_order_id: rand() < 0.5 ? `c${id}` : null };
-}
-
-/** Pre-builds the commands, so the timed loop measures only the engine. */
-function workload(s: Setup, count: number, seed: number, mix: Mix = 'base'): Command[] {
-  const rand = rng(seed);
-  const out: Command[] = [];
-  for (let i = 0; i < count; i++) {
-    if (mix === 'extensions' && i % 1000 === 999) {
-      // A cancel-all every 1,000 commands, of a random trader's orders in one market.
-      const t = Math.floor(rand() * s.traders.length);
-      out.push({ type: 'CancelAllOrders', time: nextTime(), trader_id: s.traders[t] as string, market: `M${Math.floor(rand() * MARKETS)}-USD`, reason: 'request' });
-      continue;
-    }
-    const t = Math.floor(rand() * s.traders.length);
-    const trader = s.traders[t] as string;
-    const mine = s.resting[t] as string[];
-    const r = rand();
-    if (r < 0.6 || mine.length === 0) {
-      const buy = rand() < 0.5;
-      const market = `M${Math.floor(rand() * MARKETS)}-USD`;
-      // One submit in ten crosses the spread and trades; the rest rest near the top of the book.
-      const crossing = rand() < 0.1;
-      const offset = 1 + Math.floor(rand() * 50);
-      const price = crossing ? (buy ? MID + 5 : MID - 5) : buy ? MID - offset : MID + offset;
-      const n = s.nextId++;
-      const id = uuid(n);
-      const terms = mix === 'extensions' ? extensionTerms(rand, n) : GTC_LIMIT;
-      const atMarket = terms.order_type === 'MARKET';
-      out.push({ type: 'SubmitOrder', time: nextTime(), trader_id: trader, market, side: buy ? 'BUY' : 'SELL', price: atMarket ? null : price, quantity: 1 + Math.floor(rand() * 3), ...terms, order_id: id, fill_id_seed: uuid(9_000_000_000 + s.nextId) });
-      if (!crossing && (terms.time_in_force === 'GTC' || terms.time_in_force === 'POST_ONLY') && !atMarket) mine.push(id);
-    } else {
-      // Cancel or amend a random own order (it may have traded away meanwhile: then it is refused).
-      const k = Math.floor(rand() * mine.length);
-      const id = mine[k] as string;
-      if (r < 0.9) {
-        mine[k] = mine[mine.length - 1] as string;
-        mine.pop();
-        out.push({ type: 'CancelOrder', time: nextTime(), trader_id: trader, order_id: id });
-      } else {
-        out.push({ type: 'AmendOrder', time: nextTime(), trader_id: trader, order_id: id, remaining: 1 });
-      }
-    }
-  }
-  return out;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -360,7 +285,10 @@ function memoryUsed(): { heap: number; buffers: number } {
   return { heap: m.heapUsed, buffers: m.arrayBuffers };
 }
 
-const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? 300_000);
+// BENCH_QUICK=1: every part once, small (the test of every benchmark, test/bench/quick.spec.ts).
+const QUICK = process.env['BENCH_QUICK'] === '1';
+const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? (QUICK ? 20_000 : 300_000));
+const PEER = process.env['BENCH_PEER'] !== '0';
 // For quick A/B runs on a noisy machine: BENCH_MIX=base skips the extensions mix, BENCH_MEMORY=0 the
 // memory figures (and the extra setup they need).
 const BASE_ONLY = process.env['BENCH_MIX'] === 'base';
@@ -398,6 +326,7 @@ async function measure(size: number): Promise<void> {
   const r = await runEngine(s, commands);
   const memory = MEMORY ? `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B` : '';
   report(size, 'base mix      ', r, reference, memory);
+  if (PEER) peer(size, r.perSecond);
   const floor = machineTail(COMMANDS, r.p50);
   console.log(
     `  machine's tail: ${COMMANDS.toLocaleString('en-US')} iterations of fixed work sized to the run's median, timed as the commands are: p50 ${floor.p50.toFixed(2)} µs  p99 ${floor.p99.toFixed(2)} µs  p99.9 ${floor.p999.toFixed(2)} µs; ` +
@@ -417,22 +346,25 @@ async function measure(size: number): Promise<void> {
 
 /**
  * Heap per remembered client order id: the same 100,000 resting orders submitted with and without one,
- * each in a fresh exchange (the id string, the index entry and the order's terms object).
+ * each in a fresh exchange (the id string and the index entry; the order's slot is the same either way).
+ * The orders rest, so the books hold every one of them: finished orders leave the live state for the
+ * history once the window of recently finished ones lets go of them, and their ids with them.
  */
 function clientIdBytes(): number {
   const count = 100_000;
+  const traders = 200;
   const fill = (withIds: boolean): number => {
     const base = heapUsed();
     const exchange = new Exchange({ deltaRing: 0, log: new DiscardingLog() });
-    exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: 'ids', trader_id: uuid(1), api_key_hash: 'h' });
+    for (let t = 0; t < traders; t++) exchange.execute({ type: 'ProvisionTrader', time: nextTime(), username: `ids${t}`, trader_id: uuid(t + 1), api_key_hash: 'h' });
     exchange.execute({ type: 'UpsertMarket', time: nextTime(), market: { market_id: 'ID-USD', base_asset: 'ID', quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: MID, enabled: true } });
     for (let i = 0; i < count; i++) {
-      // Both sides far apart, one unit each: nothing crosses and the position limit is never reached.
-      exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: uuid(1), market: 'ID-USD', side: 'BUY', price: 1 + (i % 1000), quantity: 1, ...GTC_LIMIT, client_order_id: withIds ? `client-${i}` : null, order_id: uuid(2_000_000 + i), fill_id_seed: uuid(1) });
-      exchange.execute({ type: 'CancelOrder', time: nextTime(), trader_id: uuid(1), order_id: uuid(2_000_000 + i) });
+      // Bids far below asks, one unit each: nothing crosses, and each trader's 250 a side stay inside the position limit.
+      const buy = i % 2 === 0;
+      exchange.execute({ type: 'SubmitOrder', time: nextTime(), trader_id: uuid((i % traders) + 1), market: 'ID-USD', side: buy ? 'BUY' : 'SELL', price: buy ? 1 + (i % 1000) : 10_000 + (i % 1000), quantity: 1, ...GTC_LIMIT, client_order_id: withIds ? `client-${i}` : null, order_id: uuid(2_000_000 + i), fill_id_seed: uuid(1) });
     }
     const bytes = heapUsed() - base;
-    if (exchange.state.books.anyOrder(uuid(2_000_000)) === undefined) throw new Error('bench: order history lost');
+    if (exchange.state.books.restingCount !== count || exchange.state.books.clientIdCount !== (withIds ? count : 0)) throw new Error('bench: the probe\'s orders do not all rest with their client order ids');
     return bytes;
   };
   const without = fill(false);
@@ -455,13 +387,26 @@ function report(size: number, label: string, r: EngineRun, reference: number, ta
   console.log(`  latency by kind: ${r.tail}`);
 }
 
+/**
+ * The same commands given to nodejs-order-book in a process of its own (bench/engine/peer-order-book.ts),
+ * right after this size's base mix: its rate, and the exchange's against it.
+ */
+function peer(size: number, perSecond: number): void {
+  const script = new URL('./engine/peer-order-book.ts', import.meta.url).pathname;
+  const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', script, String(size), String(COMMANDS)], { encoding: 'utf8', env: process.env });
+  const rate = /([\d,]+) commands\/s/.exec(child.stdout ?? '');
+  if (child.status !== 0 || rate === null) throw new Error(`bench: the peer failed (exit ${child.status}): ${child.stderr}`);
+  const theirs = Number((rate[1] as string).replaceAll(',', ''));
+  console.log(`  ${(child.stdout as string).trim()} (the same commands, its own process): the exchange is ${(perSecond / theirs).toFixed(2)}x its rate`);
+}
+
 const one = process.argv.indexOf('--one');
 if (one >= 0) {
   await measure(Number(process.argv[one + 1]));
 } else {
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
   console.log(`engine benchmark: node ${process.version}, ${COMMANDS} mixed commands per size (60% submit, ~10% of them crossing; 30% cancel; 10% amend)`);
-  for (const size of sizes.length > 0 ? sizes : [1_000, 100_000, 1_000_000]) {
+  for (const size of sizes.length > 0 ? sizes : QUICK ? [1_000] : [1_000, 100_000, 1_000_000]) {
     const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', new URL(import.meta.url).pathname, '--one', String(size)], { stdio: 'inherit', env: process.env });
     if (child.status !== 0) process.exit(child.status ?? 1);
   }
