@@ -24,7 +24,7 @@ import type { ExchangeEvent } from '../src/events/types.ts';
 import type { EventLog } from '../src/events/event-log.ts';
 import { encodeEventRow, EVENT_COLUMNS } from '../src/server/persistence/postgres/copy-text.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
-import { rebuild } from '../replay/rebuild.ts';
+import { rebuild, REPLAY_STATE } from '../replay/rebuild.ts';
 import { SessionGenerator } from '../replay/session-generator.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
 
@@ -155,7 +155,7 @@ async function measure(file: string, database: string, expectedHash: string): Pr
       }
     }
     if (texts.length > 0) arrays.push(`[${texts.join(',')}]`);
-    const floorExchange = new Exchange({ deltaRing: 0 });
+    const floorExchange = new Exchange(REPLAY_STATE);
     let folded = 0;
     t = performance.now();
     for (const array of arrays) {

@@ -33,6 +33,7 @@ function firstDifference(a: unknown, b: unknown, path = ''): string {
 function commandWithHistory(exchange: Exchange, event: ExchangeEvent, history: HistoryIndex | undefined): Command {
   const command = commandOf(event);
   if (history === undefined || command.type !== 'SubmitOrder' || command.client_order_id === null) return command;
+  // Books that keep every order (rebuild's) hold every earlier order themselves.
   if (exchange.state.books.clientSlot(command.trader_id, command.client_order_id) >= 0) return command;
   const earlier = history.orders.byClient(command.trader_id, command.client_order_id);
   return earlier === undefined ? command : { ...command, earlier_order: earlier };

@@ -6,7 +6,7 @@
 // every event's shape (a replayed log is not trusted) and folds it in seq order. A chunk
 // with anything wrong in it is re-read record by record by the sequential verifier, which names the
 // first fault as it always has.
-import { Exchange } from '../src/commands/exchange.ts';
+import { Exchange, type ExchangeOptions } from '../src/commands/exchange.ts';
 import { GENESIS_HASH } from '../src/events/hash.ts';
 import { HistoryIndex } from '../src/projections/history/history-index.ts';
 import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
@@ -64,13 +64,21 @@ function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): R
 }
 
 /**
+ * The state a replay folds into. No ring of recent deltas: nobody will resubscribe to a replay. Books
+ * that keep every order since the last reset, flat, as the in-memory server's do: offline the whole
+ * history is at hand anyway, and an order kept as a slot costs a fraction of a finished order's record in
+ * the history's maps (OrderHistory.add and the records built for it were a fifth of a replay's main
+ * thread, 2026-12-06).
+ */
+export const REPLAY_STATE: ExchangeOptions = { deltaRing: 0, recentOrders: Number.POSITIVE_INFINITY };
+
+/**
  * Reads, verifies and folds (or re-runs) the log up to the stopping point. Offline, the whole history is
  * folded beside the live state (history-index.ts): the views print it, the audit checks client order
  * ids against it, and the state hash of the versions before 3 needs it.
  */
 export async function rebuild(o: RebuildOptions): Promise<{ exchange: Exchange; history: HistoryIndex; verifier: LogVerifier; stoppedEarly: boolean }> {
-  // No ring of recent deltas: nobody will resubscribe to a replay.
-  const exchange = new Exchange({ deltaRing: 0 });
+  const exchange = new Exchange(REPLAY_STATE);
   const history = new HistoryIndex();
   history.follow(exchange.state);
   const verifier = new LogVerifier();

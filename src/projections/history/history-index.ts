@@ -46,6 +46,18 @@ export class HistoryIndex {
     this.orders.apply(event);
   }
 
+  /**
+   * Every order finished since the last reset: the books' own when they keep every order (they tell of
+   * none then), else the ones they told of as they let them go.
+   */
+  *finishedOrders(state: ExchangeState): IterableIterator<OrderRecord> {
+    if (state.books.orders.recent !== Number.POSITIVE_INFINITY) {
+      yield* this.orders.all();
+      return;
+    }
+    for (const order of state.books.allOrders()) if (order.status !== 'open') yield order;
+  }
+
   /** The fills of one order, as taker or maker, in the trader's order of fills. */
   fillsOfOrder(order: Pick<OrderRecord, 'id' | 'trader_id' | 'market'>): FillView[] {
     return this.fills.listOf(order.trader_id).filter((f) => f.market === order.market && (f.taker_order_id === order.id || f.maker_order_id === order.id));

@@ -35,7 +35,7 @@ export function legacyCanonicalState(state: ExchangeState, history: HistoryIndex
   if (state.schema < 2) return picture;
   picture['schema'] = state.schema;
   // Every order since the last reset, in any status: the open ones are the books', the others the history's.
-  const all: OrderRecord[] = [...state.books.restingRecords(), ...history.orders.all()];
+  const all: OrderRecord[] = [...state.books.restingRecords(), ...history.finishedOrders(state)];
   const rows = all
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((o) => [o.id, o.trader_id, o.market, o.side, o.price, o.quantity, o.remaining, o.status, o.filled, o.notional, o.terms.type, o.terms.time_in_force, o.terms.self_trade_prevention, o.terms.client_order_id, o.created_at, o.seq]);

@@ -25,6 +25,7 @@ import { StringColumn } from '../../events/string-column.ts';
 import { OddTimes } from '../../events/time-code.ts';
 import { idHash } from '../../events/id-hash.ts';
 import { IdIndex } from './id-index.ts';
+
 import type { Interner } from '../../events/interner.ts';
 import type { OrderView } from '../views.ts';
 
@@ -71,8 +72,8 @@ const STPS: readonly SelfTradePrevention[] = ['NONE', 'CANCEL_TAKER', 'CANCEL_MA
 const STATUSES: readonly OrderStatus[] = ['open', 'filled', 'canceled', 'expired'];
 const STATUS_SHIFT = 6;
 
-// The layout of a slot: NUMS doubles, then INTS integers.
-const NUMS = 7;
+// The layout of a slot: NUMS doubles (one cache line), then INTS integers (another).
+const NUMS = 8;
 const PRICE = 0;
 const QUANTITY = 1;
 const REMAINING = 2;
@@ -81,6 +82,8 @@ const NOTIONAL = 4;
 const SEQ = 5;
 /** The admission time's code (time-code.ts); NaN when the text is not in the canonical form (its text is then in `times`). */
 const CREATED = 6;
+/** idHash of the order's id, computed once as the order comes: the index finds and removes it by this. */
+const HASH = 7;
 const INTS = 8;
 const TRADER = 0;
 const MARKET = 1;
@@ -96,6 +99,8 @@ const CLIENT_ID = 1;
 const STATUS_MASK = 3 << STATUS_SHIFT;
 /** In FLAGS: the slot holds no order (freed, waiting for the next one). */
 const FREE = 1 << 8;
+/** In FLAGS: the order rests (it is linked into a book). */
+const RESTING = 1 << 9;
 
 /** Finished orders kept in the store by default (ExchangeStateOptions.recentOrders). */
 export const RECENT_ORDERS = 8192;
@@ -119,7 +124,7 @@ export function statusOfFlags(flags: number): OrderStatus {
 export class OrderStore {
   /** Slots in use; the next order gets slot `size`. */
   size = 0;
-  /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq, admission time. */
+  /** Per slot, NUMS doubles: price, quantity, remaining, filled, notional, seq, admission time, id hash. */
   private readonly num = new SlotColumn(NUMS);
   /** Per slot, INTS integers: trader, market, flags, and the links (prev, next, level, tprev, tnext). */
   private readonly int = new SlotColumn(INTS);
@@ -131,15 +136,26 @@ export class OrderStore {
   // it several times, and the newest order's is the very string its command came with.
   private lastCreatedCode = Number.NaN;
   private lastCreatedText = '';
-  /** Resting orders by id: the lookups of trading (cancel, amend, a maker named by a fill), see id-index.ts. */
-  private readonly resting = new IdIndex(this);
-  // The hash and resting slot of the last id looked up: decide and then apply look the same id up (and a
-  // canceled or filled order leaves the index right after).
+  /**
+   * The orders of the store by id (id-index.ts): the lookups of trading (cancel, amend, a maker named by
+   * a fill) and of the replies. With a window, every order in the store: an order enters once, when it
+   * comes, and leaves once, when the window lets go of it, so resting and finishing touch no index (one
+   * index of resting orders and another of finished ones cost each resting order four index operations
+   * and three hashings of its id where one hashing and two operations do: 5-10% of bench:engine's time,
+   * 2026-12-06). Keeping every order (a window of Infinity), the orders not finished yet: the table
+   * stays the size of the live orders, and the finished ones, which are rarely looked up again, are
+   * found through `finishedIds`.
+   */
+  private readonly index = new IdIndex(this);
+  private restingTotal = 0;
+  /** Keeping every order: how many are finished, and a map of them by id, built at the first lookup that needs it. */
+  private finishedTotal = 0;
+  private finishedIds: Map<string, number> | null = null;
+  // The last id looked up, its hash and its slot (NONE: not in the store): decide and then apply look
+  // the same id up. The slot is forgotten when the window frees it.
   private lastId = '';
   private lastHash = 0;
   private lastSlot = NONE;
-  /** The finished orders still in the store, by id (the same table as the resting orders'). */
-  private readonly finished = new IdIndex(this);
   /** Their slots, oldest first: a ring of `window.length` (a power of two) from `ringHead`, `ringCount` long. */
   private ring = new Int32Array(64);
   /** The seq of the event that finished each of them, beside its slot. */
@@ -166,30 +182,46 @@ export class OrderStore {
 
   /** The slot of the resting order with this id, or NONE. */
   restingSlot(id: string): number {
-    // Apply names the very string decide looked up: the same object compares equal without reading it.
-    if (id === this.lastId && this.lastSlot !== NONE) return this.lastSlot;
-    const hash = idHash(id);
-    this.lastId = id;
-    this.lastHash = hash;
-    this.lastSlot = this.resting.get(id, hash);
-    return this.lastSlot;
+    const slot = this.indexed(id);
+    return slot !== NONE && (this.int.get(slot, FLAGS) & RESTING) !== 0 ? slot : NONE;
   }
 
   /** The slot of the order with this id, resting or among the recently finished ones, or NONE. */
   slotOf(id: string): number {
-    const slot = this.restingSlot(id);
-    if (slot !== NONE) return slot;
-    return this.finished.get(id, id === this.lastId ? this.lastHash : idHash(id));
+    const slot = this.indexed(id);
+    // Keeping every order, the finished ones are not in the index (a cancel of an order that traded
+    // away, which trading sees all the time, never gets this far: it asks restingSlot).
+    return slot === NONE && this.finishedTotal > 0 ? this.finishedSlot(id) : slot;
+  }
+
+  /** The slot of the order with this id if the index holds it, or NONE. */
+  private indexed(id: string): number {
+    // Apply names the very string decide looked up: the same object compares equal without reading it.
+    if (id === this.lastId && this.lastSlot !== NONE) return this.lastSlot;
+    const hash = id === this.lastId ? this.lastHash : idHash(id);
+    this.lastId = id;
+    this.lastHash = hash;
+    this.lastSlot = this.index.get(id, hash);
+    return this.lastSlot;
+  }
+
+  /** Keeping every order: the slot of a finished one by id, or NONE. */
+  private finishedSlot(id: string): number {
+    if (this.finishedIds === null) {
+      this.finishedIds = new Map();
+      for (let slot = 0; slot < this.size; slot++) if ((this.int.get(slot, FLAGS) & (RESTING | FREE)) === 0 && !this.isOpen(slot)) this.finishedIds.set(this.id(slot), slot);
+    }
+    return this.finishedIds.get(id) ?? NONE;
   }
 
   /** Orders in the store: resting, and finished ones not let go yet. */
   get count(): number {
-    return this.resting.size + this.finished.size;
+    return this.index.size + this.finishedTotal;
   }
 
   /** Finished orders in the store. */
   get finishedCount(): number {
-    return this.finished.size;
+    return this.count - this.restingTotal;
   }
 
   /**
@@ -211,9 +243,13 @@ export class OrderStore {
    * orders, the newest `recent` of which stay findable by id.
    */
   finish(slot: number, seq: number): void {
-    this.finished.add(slot, this.hashOf(slot));
-    // Kept for good: nothing to let go of, so nothing to remember the order of.
-    if (this.recent === Number.POSITIVE_INFINITY) return;
+    if (this.recent === Number.POSITIVE_INFINITY) {
+      // Kept for good: nothing to let go of, so nothing to remember the order of.
+      this.index.remove(slot, this.num.get(slot, HASH));
+      this.finishedTotal++;
+      this.finishedIds?.set(this.id(slot), slot);
+      return;
+    }
     if (this.ringCount === this.ring.length) {
       const mask = this.ring.length - 1;
       const bigger = new Int32Array(this.ring.length * 2);
@@ -244,12 +280,13 @@ export class OrderStore {
       this.ringHead = (this.ringHead + 1) & (this.ring.length - 1);
       this.ringCount--;
       this.onRelease?.(slot);
-      this.finished.remove(slot, idHash(this.id(slot)));
+      this.index.remove(slot, this.num.get(slot, HASH));
       this.freeSlot(slot);
     }
   }
 
   private freeSlot(slot: number): void {
+    if (slot === this.lastSlot) this.lastSlot = NONE;
     const k = slot * STRS;
     this.strs.set(k + ID, null);
     this.strs.set(k + CLIENT_ID, null);
@@ -258,23 +295,20 @@ export class OrderStore {
     this.free.push(slot);
   }
 
-  /** The order now rests (it is linked into a book): it joins the index of resting orders. */
+  /** The order now rests (it is linked into a book). */
   rests(slot: number): void {
-    this.resting.add(slot, this.hashOf(slot));
+    this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) | RESTING);
+    this.restingTotal++;
   }
 
   /** The order left the book. */
   leaves(slot: number): void {
-    this.resting.remove(slot, this.hashOf(slot));
-    if (slot === this.lastSlot) this.lastSlot = NONE;
-  }
-
-  private hashOf(slot: number): number {
-    return slot === this.lastSlot ? this.lastHash : idHash(this.id(slot));
+    this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) & ~RESTING);
+    this.restingTotal--;
   }
 
   get restingCount(): number {
-    return this.resting.size;
+    return this.restingTotal;
   }
 
   /** `createdAt`: the admission time's text, or its code (createdCode) when it has one. */
@@ -290,6 +324,8 @@ export class OrderStore {
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
+    const hash = id === this.lastId ? this.lastHash : idHash(id);
+    num[n + HASH] = hash;
     if (typeof createdAt === 'number') {
       if (!Number.isSafeInteger(createdAt)) throw new Error(`order store: ${createdAt} is not a time code`);
       num[n + CREATED] = createdAt;
@@ -315,6 +351,7 @@ export class OrderStore {
     this.strs.set(k + ID, id);
     this.strs.set(k + CLIENT_ID, clientOrderId);
     if (reused === undefined) this.size = slot + 1;
+    this.index.add(slot, hash);
     return slot;
   }
 
@@ -507,9 +544,11 @@ export class OrderStore {
   /** Forgets every order (a reset). */
   clear(): void {
     this.size = 0;
-    this.resting.clear();
+    this.index.clear();
+    this.restingTotal = 0;
+    this.finishedTotal = 0;
+    this.finishedIds = null;
     this.lastSlot = NONE;
-    this.finished.clear();
     this.ringHead = 0;
     this.ringCount = 0;
     this.released = 0;
