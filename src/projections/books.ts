@@ -10,8 +10,11 @@ import { BookEffect, CAUSE_CANCELED, CAUSE_FILLED, CAUSE_RESET, CAUSE_SETTLED, O
 import { OrderBook } from './order-book.ts';
 import { Interner } from '../events/interner.ts';
 import { LevelStore } from './orders/level-store.ts';
-import { NONE, OrderStore, RECENT_ORDERS, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
+import { NONE, OrderStore, orderView, RECENT_ORDERS, sideBit, statusBits, termsBits, type OrderRecord } from './orders/order-store.ts';
 import type { OrderView } from './views.ts';
+
+// Where readers have always found it.
+export { orderView };
 
 export type { OrderRecord, OrderTerms } from './orders/order-store.ts';
 
@@ -30,25 +33,6 @@ export interface Exposure {
   readonly sell: number;
 }
 
-export function orderView(o: OrderRecord): OrderView {
-  const t = o.terms;
-  return {
-    id: o.id,
-    trader_id: o.trader_id,
-    market: o.market,
-    side: o.side,
-    price: t.type === 'MARKET' ? null : o.price,
-    quantity: o.quantity,
-    remaining: o.remaining,
-    created_at: o.created_at,
-    client_order_id: t.client_order_id,
-    type: t.type,
-    time_in_force: t.time_in_force,
-    self_trade_prevention: t.self_trade_prevention,
-    status: o.status,
-    average_fill_price: o.filled === 0 ? null : o.notional / o.filled,
-  };
-}
 
 export class BooksProjection {
   readonly traderNames: Interner;
@@ -79,7 +63,11 @@ export class BooksProjection {
     this.traderNames = traderNames;
     this.marketNames = marketNames;
     this.orders = new OrderStore(traderNames, marketNames, recentOrders);
-    this.orders.onRelease = (slot) => this.forgetClientId(slot);
+    this.orders.onRelease = (ref, trader, cid) => this.forgetClientId(ref, trader, cid);
+    this.orders.onMove = (from, to, trader, cid) => {
+      const ids = this.clientIds[trader];
+      if (ids?.get(cid) === from) ids.set(cid, to);
+    };
   }
 
   /** A feed to tell of every event's book effect (in the order listeners were added). */
@@ -104,12 +92,12 @@ export class BooksProjection {
     return this.orders.restingCount;
   }
 
-  /** The slot of an open or recently finished order, or NONE. */
+  /** An open or recently finished order: its slot or window reference (OrderStore.slotOf), or NONE. */
   slotOf(id: string): number {
     return this.orders.slotOf(id);
   }
 
-  /** The slot of the trader's open or recently finished order with this client order id, or NONE. */
+  /** The trader's open or recently finished order with this client order id: its slot or window reference, or NONE. */
   clientSlot(traderId: string, clientOrderId: string): number {
     const trader = this.traderNames.indexOf(traderId);
     if (trader === NONE) return NONE;
@@ -134,9 +122,10 @@ export class BooksProjection {
     return slot === NONE ? undefined : this.orders.record(slot);
   }
 
-  /** Every order in the store: open, and finished but not let go yet. */
+  /** Every order in the store: open, and finished but not let go yet (in the window of recently finished ones). */
   *allOrders(): IterableIterator<OrderRecord> {
     for (let slot = 0; slot < this.orders.size; slot++) if (this.orders.inUse(slot)) yield this.orders.record(slot);
+    for (const ref of this.orders.recentRefs()) yield this.orders.record(ref);
   }
 
   get clientIdCount(): number {
@@ -398,11 +387,9 @@ export class BooksProjection {
   }
 
   /** A finished order leaves the store: its client order id is looked up in the history from now on. */
-  private forgetClientId(slot: number): void {
-    const cid = this.orders.clientOrderId(slot);
-    if (cid === null) return;
-    const ids = this.clientIds[this.orders.trader(slot)];
-    if (ids?.get(cid) !== slot) return;
+  private forgetClientId(ref: number, trader: number, cid: string): void {
+    const ids = this.clientIds[trader];
+    if (ids?.get(cid) !== ref) return;
     ids.delete(cid);
     this.clientIdTotal--;
   }
@@ -501,6 +488,17 @@ export class BooksProjection {
       const cid = o.terms.client_order_id;
       if (cid !== null) {
         if (this.clientSlot(o.trader_id, cid) !== slot) throw new Error(`order ${o.id} missing from the client order id index`);
+        clientIds++;
+      }
+    }
+    for (const ref of orders.recentRefs()) {
+      kept++;
+      const o = orders.record(ref);
+      if (o.status === 'open') throw new Error(`order ${o.id} is open in the window of finished orders`);
+      if (orders.slotOf(o.id) !== ref) throw new Error(`order ${o.id} is not found in the window`);
+      const cid = o.terms.client_order_id;
+      if (cid !== null) {
+        if (this.clientSlot(o.trader_id, cid) !== ref) throw new Error(`order ${o.id} in the window is missing from the client order id index`);
         clientIds++;
       }
     }

@@ -22,9 +22,10 @@
 import type { OrderStatus, OrderType, SelfTradePrevention, Side, TimeInForce } from '../../events/types.ts';
 import { SlotColumn } from '../../events/slot-column.ts';
 import { StringColumn } from '../../events/string-column.ts';
-import { OddTimes } from '../../events/time-code.ts';
+import { OddTimes, timeText } from '../../events/time-code.ts';
 import { idHash } from '../../events/id-hash.ts';
 import { IdIndex } from './id-index.ts';
+import { RECENT, R_CREATED, R_FILLED, R_FINISHED, R_FLAGS, R_MARKET, R_NOTIONAL, R_PRICE, R_QUANTITY, R_REMAINING, R_SEQ, R_TRADER, RecentOrders } from './recent-orders.ts';
 
 import type { Interner } from '../../events/interner.ts';
 import type { OrderView } from '../views.ts';
@@ -82,7 +83,7 @@ const NOTIONAL = 4;
 const SEQ = 5;
 /** The admission time's code (time-code.ts); NaN when the text is not in the canonical form (its text is then in `times`). */
 const CREATED = 6;
-/** idHash of the order's id, computed once as the order comes: the index finds and removes it by this. */
+/** idHash of the order's id, computed once, as it rests (NaN until then): the index removes it by this, the window finds it. */
 const HASH = 7;
 const INTS = 8;
 const TRADER = 0;
@@ -101,6 +102,9 @@ const STATUS_MASK = 3 << STATUS_SHIFT;
 const FREE = 1 << 8;
 /** In FLAGS: the order rests (it is linked into a book). */
 const RESTING = 1 << 9;
+
+/** Orders finished by one event that a lookup scans; past this many it builds a map of them. */
+const RETIRING_SCAN = 16;
 
 /** Finished orders kept in the store by default (ExchangeStateOptions.recentOrders). */
 export const RECENT_ORDERS = 8192;
@@ -137,38 +141,42 @@ export class OrderStore {
   private lastCreatedCode = Number.NaN;
   private lastCreatedText = '';
   /**
-   * The orders of the store by id (id-index.ts): the lookups of trading (cancel, amend, a maker named by
-   * a fill) and of the replies. With a window, every order in the store: an order enters once, when it
-   * comes, and leaves once, when the window lets go of it, so resting and finishing touch no index (one
-   * index of resting orders and another of finished ones cost each resting order four index operations
-   * and three hashings of its id where one hashing and two operations do: 5-10% of bench:engine's time,
-   * 2026-12-06). Keeping every order (a window of Infinity), the orders not finished yet: the table
-   * stays the size of the live orders, and the finished ones, which are rarely looked up again, are
-   * found through `finishedIds`.
+   * The resting orders by id (id-index.ts): the lookups of trading (cancel, amend, a maker named by a
+   * fill). An order enters as it rests and leaves as it leaves the book; the hash of its id is computed
+   * once, as it rests, and kept in its slot for the removal. (Finished orders in an index of their own
+   * cost each resting order that was later canceled or filled two more index operations and two more
+   * hashings of its id: 5-10% of bench:engine's time, 2026-12-06.) The orders the event being applied
+   * finished are found in `retiring` (a few), older ones in the window (recent-orders.ts) or, keeping
+   * every order, through `finishedIds`.
    */
   private readonly index = new IdIndex(this);
   private restingTotal = 0;
   /** Keeping every order: how many are finished, and a map of them by id, built at the first lookup that needs it. */
   private finishedTotal = 0;
   private finishedIds: Map<string, number> | null = null;
-  // The last id looked up, its hash and its slot (NONE: not in the store): decide and then apply look
-  // the same id up. The slot is forgotten when the window frees it.
+  // The last id looked up in the index, its hash and its resting slot (NONE: none): decide and then apply
+  // look the same id up. The slot is forgotten when its order leaves the book.
   private lastId = '';
   private lastHash = 0;
   private lastSlot = NONE;
-  /** Their slots, oldest first: a ring of `window.length` (a power of two) from `ringHead`, `ringCount` long. */
-  private ring = new Int32Array(64);
-  /** The seq of the event that finished each of them, beside its slot. */
-  private ringSeqs = new Float64Array(64);
-  private ringHead = 0;
-  private ringCount = 0;
+  /** The window of recently finished orders (recent-orders.ts); null when it holds none or the store keeps every order. */
+  private readonly window: RecentOrders | null;
+  /** The slots the last event finished, each beside its seq: they go to the window as the next event begins. */
+  private retiring: number[] = [];
+  /** When they are many, the same slots by id (built at the first lookup). */
+  private retiringIds: Map<string, number> | null = null;
   private released = 0;
   /** How many finished orders stay (RECENT_ORDERS by default; Infinity: all); more are let go as the next event begins. */
   readonly recent: number;
-  /** Freed slots, reused before the store grows. */
+  /** Freed slots, reused before the store grows (the last freed first: it is the one still in the caches). */
   private free: number[] = [];
-  /** Told of every finished order the store lets go, before its slot is freed (the client order id index). */
-  onRelease: ((slot: number) => void) | null = null;
+  /**
+   * Told of every finished order with a client order id that the store lets go of, by its reference (a
+   * slot, or a window record's), trader and client order id (the books' client order id index).
+   */
+  onRelease: ((ref: number, trader: number, clientOrderId: string) => void) | null = null;
+  /** Told of every finished order with a client order id that moves from its slot to the window. */
+  onMove: ((from: number, to: number, trader: number, clientOrderId: string) => void) | null = null;
   /** Who trades: the names behind `trader` and `market`. */
   readonly traderNames: Interner;
   readonly marketNames: Interner;
@@ -178,24 +186,11 @@ export class OrderStore {
     this.marketNames = marketNames;
     if (!((Number.isSafeInteger(recent) && recent >= 0) || recent === Number.POSITIVE_INFINITY)) throw new Error(`order store: recent must be a whole number >= 0 or Infinity, not ${recent}`);
     this.recent = recent;
+    this.window = recent > 0 && recent !== Number.POSITIVE_INFINITY ? new RecentOrders(recent) : null;
   }
 
   /** The slot of the resting order with this id, or NONE. */
   restingSlot(id: string): number {
-    const slot = this.indexed(id);
-    return slot !== NONE && (this.int.get(slot, FLAGS) & RESTING) !== 0 ? slot : NONE;
-  }
-
-  /** The slot of the order with this id, resting or among the recently finished ones, or NONE. */
-  slotOf(id: string): number {
-    const slot = this.indexed(id);
-    // Keeping every order, the finished ones are not in the index (a cancel of an order that traded
-    // away, which trading sees all the time, never gets this far: it asks restingSlot).
-    return slot === NONE && this.finishedTotal > 0 ? this.finishedSlot(id) : slot;
-  }
-
-  /** The slot of the order with this id if the index holds it, or NONE. */
-  private indexed(id: string): number {
     // Apply names the very string decide looked up: the same object compares equal without reading it.
     if (id === this.lastId && this.lastSlot !== NONE) return this.lastSlot;
     const hash = id === this.lastId ? this.lastHash : idHash(id);
@@ -203,6 +198,37 @@ export class OrderStore {
     this.lastHash = hash;
     this.lastSlot = this.index.get(id, hash);
     return this.lastSlot;
+  }
+
+  /**
+   * The order with this id, resting or among the recently finished ones: its slot, or the reference of
+   * its record in the window (RECENT and above), or NONE. record(), view(), status() and isOpen() take
+   * either.
+   */
+  slotOf(id: string): number {
+    const slot = this.restingSlot(id);
+    if (slot !== NONE) return slot;
+    // Finished orders are not in the index (a cancel of an order that traded away, which trading sees
+    // all the time, never gets this far: it asks restingSlot). First the few the last event finished
+    // (the replies to it look them up), then the older ones.
+    const retiring = this.retiring;
+    if (retiring.length <= 2 * RETIRING_SCAN) {
+      for (let i = 0; i < retiring.length; i += 2) if (this.id(retiring[i] as number) === id) return retiring[i] as number;
+    } else {
+      // A cancel-all's replies look up every order it canceled: by a map, not a scan each.
+      if (this.retiringIds === null) {
+        this.retiringIds = new Map();
+        for (let i = 0; i < retiring.length; i += 2) this.retiringIds.set(this.id(retiring[i] as number), retiring[i] as number);
+      }
+      const found = this.retiringIds.get(id);
+      if (found !== undefined) return found;
+    }
+    if (this.window !== null) {
+      // restingSlot left the id's hash in lastHash.
+      const at = this.window.find(id, this.lastHash);
+      return at < 0 ? NONE : RECENT + at;
+    }
+    return this.finishedTotal > 0 ? this.finishedSlot(id) : NONE;
   }
 
   /** Keeping every order: the slot of a finished one by id, or NONE. */
@@ -216,7 +242,7 @@ export class OrderStore {
 
   /** Orders in the store: resting, and finished ones not let go yet. */
   get count(): number {
-    return this.index.size + this.finishedTotal;
+    return this.restingTotal + this.retiring.length / 2 + this.finishedTotal + (this.window?.count ?? 0);
   }
 
   /** Finished orders in the store. */
@@ -233,6 +259,12 @@ export class OrderStore {
     return this.released;
   }
 
+  /** The references of the window's records, oldest first. */
+  *recentRefs(): IterableIterator<number> {
+    if (this.window === null) return;
+    for (const at of this.window.positions()) yield RECENT + at;
+  }
+
   /** Whether the slot holds an order (slots below `size` may be free). */
   inUse(slot: number): boolean {
     return slot >= 0 && slot < this.size && (this.int.get(slot, FLAGS) & FREE) === 0;
@@ -240,53 +272,75 @@ export class OrderStore {
 
   /**
    * The order left the book for good (or never rested): it joins the window of recently finished
-   * orders, the newest `recent` of which stay findable by id.
+   * orders as the next event begins (its replies are built from its slot first), or, keeping every
+   * order, stays where it is.
    */
   finish(slot: number, seq: number): void {
     if (this.recent === Number.POSITIVE_INFINITY) {
-      // Kept for good: nothing to let go of, so nothing to remember the order of.
-      this.index.remove(slot, this.num.get(slot, HASH));
       this.finishedTotal++;
       this.finishedIds?.set(this.id(slot), slot);
       return;
     }
-    if (this.ringCount === this.ring.length) {
-      const mask = this.ring.length - 1;
-      const bigger = new Int32Array(this.ring.length * 2);
-      const seqs = new Float64Array(this.ring.length * 2);
-      for (let i = 0; i < this.ringCount; i++) {
-        bigger[i] = this.ring[(this.ringHead + i) & mask] as number;
-        seqs[i] = this.ringSeqs[(this.ringHead + i) & mask] as number;
-      }
-      this.ring = bigger;
-      this.ringSeqs = seqs;
-      this.ringHead = 0;
-    }
-    const at = (this.ringHead + this.ringCount) & (this.ring.length - 1);
-    this.ring[at] = slot;
-    this.ringSeqs[at] = seq;
-    this.ringCount++;
+    this.retiring.push(slot, seq);
   }
 
   /**
-   * Lets go of the oldest finished orders past the window and frees their slots. Run as an event begins:
-   * an event that finishes more orders than the window holds (a cancel-all) still has every one of them
-   * in the store until its replies are built.
+   * Moves the orders the last event finished into the window, letting go of the oldest ones there past
+   * its size, and frees their slots. Run as an event begins: an event that finishes more orders than the
+   * window holds (a cancel-all) still has every one of them in the store until its replies are built.
    */
   release(): void {
-    while (this.ringCount > this.recent) {
-      const slot = this.ring[this.ringHead] as number;
-      this.released = this.ringSeqs[this.ringHead] as number;
-      this.ringHead = (this.ringHead + 1) & (this.ring.length - 1);
-      this.ringCount--;
-      this.onRelease?.(slot);
-      this.index.remove(slot, this.num.get(slot, HASH));
-      this.freeSlot(slot);
+    const retiring = this.retiring;
+    if (retiring.length === 0) return;
+    for (let i = 0; i < retiring.length; i += 2) this.retire(retiring[i] as number, retiring[i + 1] as number);
+    retiring.length = 0;
+    this.retiringIds = null;
+  }
+
+  private retire(slot: number, seq: number): void {
+    const window = this.window;
+    const cid = this.clientOrderId(slot);
+    const num = this.num.chunk(slot);
+    const n = this.num.offset(slot);
+    const int = this.int.chunk(slot);
+    const i = this.int.offset(slot);
+    const trader = int[i + TRADER] as number;
+    if (window === null) {
+      this.released = seq;
+      if (cid !== null) this.onRelease?.(slot, trader, cid);
+    } else {
+      const oldest = window.oldest;
+      if (oldest >= 0) {
+        this.released = window.get(oldest, R_FINISHED);
+        const oldCid = window.clientOrderId(oldest);
+        if (oldCid !== null) this.onRelease?.(RECENT + oldest, window.get(oldest, R_TRADER), oldCid);
+      }
+      const at = window.next();
+      const to = window.chunk(at);
+      const t = window.offset(at);
+      to[t + R_PRICE] = num[n + PRICE] as number;
+      to[t + R_QUANTITY] = num[n + QUANTITY] as number;
+      to[t + R_REMAINING] = num[n + REMAINING] as number;
+      to[t + R_FILLED] = num[n + FILLED] as number;
+      to[t + R_NOTIONAL] = num[n + NOTIONAL] as number;
+      to[t + R_SEQ] = num[n + SEQ] as number;
+      const created = num[n + CREATED] as number;
+      to[t + R_CREATED] = created;
+      to[t + R_TRADER] = trader;
+      to[t + R_MARKET] = int[i + MARKET] as number;
+      to[t + R_FLAGS] = (int[i + FLAGS] as number) & ~RESTING;
+      to[t + R_FINISHED] = seq;
+      // An order that never rested has no hash yet.
+      const id = this.id(slot);
+      const hash = num[n + HASH] as number;
+      window.setStrings(at, id, Number.isNaN(hash) ? idHash(id) : hash, cid);
+      if (Number.isNaN(created)) window.setTimeText(at, this.times.text(slot, created));
+      if (cid !== null) this.onMove?.(slot, RECENT + at, trader, cid);
     }
+    this.freeSlot(slot);
   }
 
   private freeSlot(slot: number): void {
-    if (slot === this.lastSlot) this.lastSlot = NONE;
     const k = slot * STRS;
     this.strs.set(k + ID, null);
     this.strs.set(k + CLIENT_ID, null);
@@ -295,16 +349,25 @@ export class OrderStore {
     this.free.push(slot);
   }
 
-  /** The order now rests (it is linked into a book). */
+  /** The order now rests (it is linked into a book): it joins the index of resting orders. */
   rests(slot: number): void {
+    let hash = this.num.get(slot, HASH);
+    if (Number.isNaN(hash)) {
+      const id = this.id(slot);
+      hash = id === this.lastId ? this.lastHash : idHash(id);
+      this.num.set(slot, HASH, hash);
+    }
+    this.index.add(slot, hash);
     this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) | RESTING);
     this.restingTotal++;
   }
 
   /** The order left the book. */
   leaves(slot: number): void {
+    this.index.remove(slot, this.num.get(slot, HASH));
     this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) & ~RESTING);
     this.restingTotal--;
+    if (slot === this.lastSlot) this.lastSlot = NONE;
   }
 
   get restingCount(): number {
@@ -324,8 +387,8 @@ export class OrderStore {
     num[n + FILLED] = 0;
     num[n + NOTIONAL] = 0;
     num[n + SEQ] = seq;
-    const hash = id === this.lastId ? this.lastHash : idHash(id);
-    num[n + HASH] = hash;
+    // Hashed as it rests, if it does.
+    num[n + HASH] = Number.NaN;
     if (typeof createdAt === 'number') {
       if (!Number.isSafeInteger(createdAt)) throw new Error(`order store: ${createdAt} is not a time code`);
       num[n + CREATED] = createdAt;
@@ -351,7 +414,6 @@ export class OrderStore {
     this.strs.set(k + ID, id);
     this.strs.set(k + CLIENT_ID, clientOrderId);
     if (reused === undefined) this.size = slot + 1;
-    this.index.add(slot, hash);
     return slot;
   }
 
@@ -467,8 +529,9 @@ export class OrderStore {
     this.int.set(slot, FLAGS, (this.int.get(slot, FLAGS) & ~STATUS_MASK) | statusBits(status));
   }
 
+  /** Whether the order is open (a slot, or a window record's reference: those never are). */
   isOpen(slot: number): boolean {
-    return (this.int.get(slot, FLAGS) & STATUS_MASK) === 0;
+    return slot < RECENT && (this.int.get(slot, FLAGS) & STATUS_MASK) === 0;
   }
 
   /** 0 for a buy, SELL for a sell. */
@@ -480,15 +543,13 @@ export class OrderStore {
     return SIDES[this.sideBit(slot)] as Side;
   }
 
+  /** The order's status (a slot or a window record's reference). */
   status(slot: number): OrderStatus {
-    return statusOfFlags(this.flags(slot));
+    return statusOfFlags(slot < RECENT ? this.flags(slot) : (this.window as RecentOrders).get(slot - RECENT, R_FLAGS));
   }
 
   terms(slot: number): OrderTerms {
-    const flags = this.flags(slot);
-    const cid = this.clientOrderId(slot);
-    if ((flags & 0x3e) === 0 && cid === null) return PLAIN_LIMIT;
-    return { type: TYPES[(flags >> 1) & 1] as OrderType, time_in_force: TIFS[(flags >> 2) & 3] as TimeInForce, self_trade_prevention: STPS[(flags >> 4) & 3] as SelfTradePrevention, client_order_id: cid };
+    return termsOf(this.flags(slot), this.clientOrderId(slot));
   }
 
   traderId(slot: number): string {
@@ -499,8 +560,9 @@ export class OrderStore {
     return this.marketNames.nameOf(this.market(slot));
   }
 
-  /** The order in `slot` as it stands now. */
+  /** The order in `slot` as it stands now (or as it finished, for a window record's reference). */
   record(slot: number): OrderRecord {
+    if (slot >= RECENT) return this.recentRecord(slot - RECENT);
     return {
       id: this.id(slot),
       trader_id: this.traderId(slot),
@@ -518,8 +580,30 @@ export class OrderStore {
     };
   }
 
+  private recentRecord(at: number): OrderRecord {
+    const w = this.window as RecentOrders;
+    const flags = w.get(at, R_FLAGS);
+    const created = w.get(at, R_CREATED);
+    return {
+      id: w.id(at),
+      trader_id: this.traderNames.nameOf(w.get(at, R_TRADER)),
+      market: this.marketNames.nameOf(w.get(at, R_MARKET)),
+      side: SIDES[flags & SELL] as Side,
+      price: w.get(at, R_PRICE),
+      quantity: w.get(at, R_QUANTITY),
+      remaining: w.get(at, R_REMAINING),
+      created_at: Number.isNaN(created) ? w.timeText(at) : timeText(created),
+      terms: termsOf(flags, w.clientOrderId(at)),
+      seq: w.get(at, R_SEQ),
+      status: statusOfFlags(flags),
+      filled: w.get(at, R_FILLED),
+      notional: w.get(at, R_NOTIONAL),
+    };
+  }
+
   /** The order in `slot` as clients see it (orderView of its record, without the record in between). */
   view(slot: number): OrderView {
+    if (slot >= RECENT) return orderView(this.record(slot));
     const flags = this.flags(slot);
     const filled = this.filled(slot);
     const market = (flags & 2) !== 0;
@@ -548,9 +632,10 @@ export class OrderStore {
     this.restingTotal = 0;
     this.finishedTotal = 0;
     this.finishedIds = null;
+    this.window?.clear();
+    this.retiring = [];
+    this.retiringIds = null;
     this.lastSlot = NONE;
-    this.ringHead = 0;
-    this.ringCount = 0;
     this.released = 0;
     this.free = [];
     this.strs.clear();
@@ -563,4 +648,30 @@ export class OrderStore {
     this.num.reserve(this.size + 1);
     this.int.reserve(this.size + 1);
   }
+}
+
+function termsOf(flags: number, cid: string | null): OrderTerms {
+  if ((flags & 0x3e) === 0 && cid === null) return PLAIN_LIMIT;
+  return { type: TYPES[(flags >> 1) & 1] as OrderType, time_in_force: TIFS[(flags >> 2) & 3] as TimeInForce, self_trade_prevention: STPS[(flags >> 4) & 3] as SelfTradePrevention, client_order_id: cid };
+}
+
+/** An order record as clients see it. */
+export function orderView(o: OrderRecord): OrderView {
+  const t = o.terms;
+  return {
+    id: o.id,
+    trader_id: o.trader_id,
+    market: o.market,
+    side: o.side,
+    price: t.type === 'MARKET' ? null : o.price,
+    quantity: o.quantity,
+    remaining: o.remaining,
+    created_at: o.created_at,
+    client_order_id: t.client_order_id,
+    type: t.type,
+    time_in_force: t.time_in_force,
+    self_trade_prevention: t.self_trade_prevention,
+    status: o.status,
+    average_fill_price: o.filled === 0 ? null : o.notional / o.filled,
+  };
 }
