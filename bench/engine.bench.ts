@@ -14,8 +14,12 @@
 //   BENCH_MIX=base BENCH_MEMORY=0 npm run bench:engine -- 1000   (quick A/B runs: base mix, no memory figures)
 //   BENCH_QUICK=1 npm run bench:engine   (a few seconds: 1,000 resting, 20,000 commands; what the test of every benchmark runs)
 //
-// Beside each base mix, the same commands given to nodejs-order-book 10.1.1 in a process of its own
-// (bench/engine/peer-order-book.ts): the exchange's rate against the best JavaScript order book's.
+// The exchange runs as the in-memory server runs it: the in-memory log, and books that keep every order
+// since the last reset. Beside each base mix, the same commands against the live state as the
+// PostgreSQL server keeps it (the window of the 8,192 most recently finished orders; a log that keeps
+// nothing, the writer's batches having left the process), and given to nodejs-order-book 10.1.1 in a
+// process of its own (bench/engine/peer-order-book.ts): the exchange's rate against the best JavaScript
+// order book's. BENCH_WINDOW=0 and BENCH_PEER=0 leave those out.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -25,6 +29,7 @@ import type { Command } from '../src/commands/types.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
 import { Refusal } from '../src/commands/errors.ts';
 import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
+import { RECENT_ORDERS } from '../src/projections/orders/order-store.ts';
 import { nextTime, uuid } from './command-strings.ts';
 import { MID, prefill, provisioning, session, workload, type Session } from './engine/workload.ts';
 
@@ -42,9 +47,18 @@ class DiscardingLog implements EventLog {
   }
 }
 
-function setup(resting: number, keepLog = true): Setup {
+/**
+ * How the exchange keeps what it is given: `memory` as the in-memory server (the log and every order
+ * since the last reset), `window` as the PostgreSQL server's live state (a log that keeps nothing and
+ * the default window of finished orders), `state` the in-memory server's state alone (for its heap).
+ */
+type Keeping = 'memory' | 'window' | 'state';
+
+function setup(resting: number, keeping: Keeping): Setup {
   // The ring of recent deltas as the server sizes it by default (max(WS_BROADCAST_BUFFER, 1024)).
-  const exchange = new Exchange(keepLog ? { deltaRing: 1024 } : { deltaRing: 1024, log: new DiscardingLog() });
+  const exchange = new Exchange(
+    keeping === 'memory' ? { deltaRing: 1024, recentOrders: Number.POSITIVE_INFINITY } : keeping === 'state' ? { deltaRing: 1024, recentOrders: Number.POSITIVE_INFINITY, log: new DiscardingLog() } : { deltaRing: 1024, log: new DiscardingLog() },
+  );
   // Listeners on every feed, as the server's service has, so the feeds build what they would there.
   exchange.state.events$.subscribe(() => {});
   exchange.state.marketData.deltas$.subscribe(() => {});
@@ -289,6 +303,7 @@ function memoryUsed(): { heap: number; buffers: number } {
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? (QUICK ? 20_000 : 300_000));
 const PEER = process.env['BENCH_PEER'] !== '0';
+const WINDOW = process.env['BENCH_WINDOW'] !== '0';
 // For quick A/B runs on a noisy machine: BENCH_MIX=base skips the extensions mix, BENCH_MEMORY=0 the
 // memory figures (and the extra setup they need).
 const BASE_ONLY = process.env['BENCH_MIX'] === 'base';
@@ -301,13 +316,13 @@ async function measure(size: number): Promise<void> {
   let stateBuffers = Number.NaN;
   if (MEMORY) {
     const before = memoryUsed();
-    const alone = setup(size, false);
+    const alone = setup(size, 'state');
     const after = memoryUsed();
     stateBytes = (after.heap - before.heap) / alone.exchange.state.books.restingCount;
     stateBuffers = (after.buffers - before.buffers) / alone.exchange.state.books.restingCount;
   }
   const base = MEMORY ? memoryUsed() : null;
-  let s: Setup | null = setup(size, true);
+  let s: Setup | null = setup(size, 'memory');
   let withLogBytes = Number.NaN;
   let withLogBuffers = Number.NaN;
   if (base !== null) {
@@ -327,6 +342,20 @@ async function measure(size: number): Promise<void> {
   const memory = MEMORY ? `heap per resting order: ${stateBytes.toFixed(0)} B state, ${withLogBytes.toFixed(0)} B with the in-memory log; heap + array buffers ${(stateBytes + stateBuffers).toFixed(0)} B, ${(withLogBytes + withLogBuffers).toFixed(0)} B` : '';
   report(size, 'base mix      ', r, reference, memory);
   if (PEER) peer(size, r.perSecond);
+  if (WINDOW) {
+    s = null;
+    gc();
+    const w = setup(size, 'window');
+    await runEngine(w, workload(w, Math.min(50_000, COMMANDS), 99));
+    const windowCommands = workload(w, COMMANDS, size);
+    gc();
+    const rw = await runEngine(w, windowCommands);
+    console.log(
+      `  the live state as the PostgreSQL server keeps it (the window of ${RECENT_ORDERS.toLocaleString('en-US')} finished orders, a log that keeps nothing), the same commands: ` +
+        `${Math.round(rw.perSecond).toLocaleString('en-US')} a second (${Math.round(rw.perCpuSecond).toLocaleString('en-US')} per CPU second), p50 ${rw.p50.toFixed(2)} µs  p99 ${rw.p99.toFixed(2)} µs; ` +
+        `window/in-memory ${(rw.perSecond / r.perSecond).toFixed(2)} (${(rw.perCpuSecond / r.perCpuSecond).toFixed(2)} per CPU second)`,
+    );
+  }
   const floor = machineTail(COMMANDS, r.p50);
   console.log(
     `  machine's tail: ${COMMANDS.toLocaleString('en-US')} iterations of fixed work sized to the run's median, timed as the commands are: p50 ${floor.p50.toFixed(2)} µs  p99 ${floor.p99.toFixed(2)} µs  p99.9 ${floor.p999.toFixed(2)} µs; ` +
@@ -336,7 +365,7 @@ async function measure(size: number): Promise<void> {
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
   s = null;
   gc();
-  const x = setup(size, true);
+  const x = setup(size, 'memory');
   await runEngine(x, workload(x, Math.min(50_000, COMMANDS), 98, 'extensions'));
   const extensionCommands = workload(x, COMMANDS, size, 'extensions');
   gc();

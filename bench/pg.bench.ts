@@ -2,7 +2,8 @@
 //  1. sustained events/s through the batch writer (COPY, one transaction per batch) against one INSERT
 //     per event, measured in the same run on the same events;
 //  2. durable-ack order entry over HTTP (a child-process server, autocannon): orders/s and p99;
-//  3. recovery: events/s folded from PostgreSQL, and startup time with a snapshot near the head, and
+//  3. recovery: events/s folded from PostgreSQL against its floor (the same rows decoded and folded on
+//     one thread), startup time with a snapshot near the head, and
 //     how long takeSnapshot blocks trading on that state (the old way) against the snapshotter's worker.
 // BENCH_PG_EVENTS sets the log length (default 300000); BENCH_PG_SECONDS the HTTP run (default 10).
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { createLogger } from '../src/server/logger.ts';
 import { canonicalJson } from '../src/events/canonical.ts';
 import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
 import { openPostgresPersistence } from '../src/server/persistence/postgres/postgres-persistence.ts';
+import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import type { SnapshotFigures } from '../src/server/persistence/postgres/snapshotter.ts';
 import { createDatabase, dropDatabase, postgresUnavailable } from '../test/support/postgres.ts';
 import { openInstance, pgConfig } from '../test/postgres/support/harness.ts';
@@ -241,12 +243,30 @@ async function main(): Promise<void> {
   }
 }
 
-/** The full fold of a log from PostgreSQL, in a fresh process: what a restarted service pays. */
+/**
+ * The full fold of a log from PostgreSQL, in a fresh process: what a restarted service pays. Then, in
+ * the same process, its floor: the rows streamed out with the same COPY, each decoded (JSON.parse) and
+ * folded into a state like the service's on this one thread, with no chain to check: what a recovery
+ * that folds in order on one thread cannot go below (the pipeline hashes on worker threads, and parses a
+ * chunk's rows in one JSON.parse). Recovery/floor is how close it comes.
+ */
 async function recoverOnly(url: string): Promise<void> {
   const instance = await openInstance(url, { SNAPSHOT_EVERY_EVENTS: '0' }, { ignoreSnapshots: true });
   const head = instance.persistence.recovery;
-  console.log(`   full fold from PostgreSQL (COPY TO, chain verified, a fresh process): ${fmt(head?.folded ?? 0)} events in ${fmt(head?.foldMs ?? 0)} ms = ${fmt((head?.folded ?? 0) / ((head?.foldMs ?? 1) / 1000))} events/s`);
+  const folded = head?.folded ?? 0;
+  const rate = folded / ((head?.foldMs ?? 1) / 1000);
+  console.log(`   full fold from PostgreSQL (COPY TO, chain verified, a fresh process): ${fmt(folded)} events in ${fmt(head?.foldMs ?? 0)} ms = ${fmt(rate)} events/s`);
   await instance.close();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const floor = new Exchange();
+    const started = performance.now();
+    for await (const stored of streamStoredEvents(pool, 0)) floor.fold(stored.event);
+    const floorRate = floor.seq / ((performance.now() - started) / 1000);
+    console.log(`   its floor (the same COPY, each row decoded and folded on one thread, no chain check): ${fmt(floorRate)} events/s; recovery/floor ${(rate / floorRate).toFixed(2)}`);
+  } finally {
+    await pool.end();
+  }
 }
 
 const recoverAt = process.argv.indexOf('--recover');
