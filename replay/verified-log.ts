@@ -13,7 +13,7 @@ import { copyRows } from '../src/server/persistence/postgres/event-stream.ts';
 import { checkedEvents, parsedEvents, processedChunks } from '../src/server/persistence/pipeline/chunk-pipeline.ts';
 import type { ChunkFormat } from '../src/server/persistence/pipeline/chunk-work.ts';
 import { ndjsonBytes, postgresBytes, recordOf, type RawRecord } from './log-source.ts';
-import { LogVerifier } from './verify.ts';
+import { LogFault, LogVerifier } from './verify.ts';
 
 export interface LogSourceOptions {
   readonly file?: string | undefined;
@@ -49,10 +49,15 @@ function recordsOf(format: ChunkFormat, bytes: Uint8Array, firstLine: number): R
   return records;
 }
 
+/** A source read again no longer holds what the first read verified. */
+export class LogChanged extends LogFault {}
+
 export class VerifiedLog {
   readonly verifier = new LogVerifier();
   /** Set when `within` refused an event: the batches ended there. */
   stoppedEarly = false;
+  /** The chain hash at the end of every batch handed out, by the batch's last seq: what a second read must meet (again). */
+  readonly checkpoints = new Map<number, string>();
   private readonly o: LogSourceOptions;
 
   constructor(o: LogSourceOptions) {
@@ -87,6 +92,7 @@ export class VerifiedLog {
       // A chunk that holds the stopping point is read record by record, which stops exactly there.
       const last = events === null ? undefined : events[events.length - 1];
       if (events !== null && (last === undefined || within === undefined || within(last)) && verifier.acceptVerified(events, chunk.prevHash, chunk.lastHash)) {
+        if (events.length > 0) this.checkpoints.set(verifier.seq, verifier.headHash);
         yield events;
         continue;
       }
@@ -106,8 +112,29 @@ export class VerifiedLog {
         if (batch.length > 0) yield batch;
         throw err;
       }
-      if (batch.length > 0) yield batch;
+      if (batch.length > 0) {
+        this.checkpoints.set(verifier.seq, verifier.headHash);
+        yield batch;
+      }
       if (this.stoppedEarly) return;
     }
+  }
+
+  /**
+   * The source read a second time, after `first` read it all: the same batches, each proven to be the
+   * same bytes by ending on the chain hash the first read had there (LogChanged otherwise), so their
+   * shapes are not checked again. Ends where the first read ended.
+   */
+  static async *again(o: LogSourceOptions, first: VerifiedLog): AsyncGenerator<readonly RecordedEvent[]> {
+    const log = new VerifiedLog(o);
+    const end = first.verifier.seq;
+    if (end === 0) return;
+    for await (const batch of log.batches(undefined, false)) {
+      const seq = log.verifier.seq;
+      if (first.checkpoints.get(seq) !== log.verifier.headHash) throw new LogChanged(seq, 'the log changed since it was verified (its chain hash here is not the one the first read had)');
+      yield batch;
+      if (seq >= end) return;
+    }
+    throw new LogChanged(log.verifier.seq + 1, 'the log ends before where it ended when it was verified');
   }
 }
