@@ -34,12 +34,9 @@ export interface RecordingScan {
   readonly traders: ReadonlyMap<string, string>;
   /** The seat's trader id, when a seat was asked for and the recording has it by then. */
   readonly seatId: string | null;
-  /** The chain hash at the end of each batch of the first read, by the batch's last seq. */
-  readonly checkpoints: ReadonlyMap<number, string>;
+  /** The first read, which the second must meet batch for batch. */
+  readonly read: VerifiedLog;
 }
-
-/** The source no longer holds what the first read verified: the recording changed while it played. */
-export class RecordingChanged extends LogFault {}
 
 export interface ScanOptions extends LogSourceOptions {
   readonly part: PlayedPart;
@@ -55,7 +52,6 @@ export async function scanRecording(o: ScanOptions, fold: (event: RecordedEvent)
   const { from, until } = o.part;
   const log = new VerifiedLog(o);
   const traders = new Map<string, string>();
-  const checkpoints = new Map<number, string>();
   const progress = new Progress('verifying the recording', o.quiet !== true && process.stderr.isTTY === true);
   const seatName = o.seat === null ? null : normalizeUsername(o.seat);
   let seatId: string | null = null;
@@ -85,14 +81,13 @@ export async function scanRecording(o: ScanOptions, fold: (event: RecordedEvent)
       lastPlayedSeq = event.seq;
       if (!isSeatCommand(current, seatId)) commands++;
     }
-    checkpoints.set(log.verifier.seq, log.verifier.headHash);
     progress.tick(log.verifier.seq & ~1023);
   }
   progress.done(log.verifier.seq);
   if (seatName !== null && seatId === null) seatId = traders.get(seatName) ?? null;
   const events = log.verifier.seq;
   if (lastPlayedSeq === 0) lastPlayedSeq = prefixSeq;
-  return { events, from: from ?? first ?? '', until: until ?? last ?? '', prefixSeq, lastPlayedSeq, commands, traders, seatId, checkpoints };
+  return { events, from: from ?? first ?? '', until: until ?? last ?? '', prefixSeq, lastPlayedSeq, commands, traders, seatId, read: log };
 }
 
 function noteTraders(event: ExchangeEvent, traders: Map<string, string>): void {
@@ -101,22 +96,18 @@ function noteTraders(event: ExchangeEvent, traders: Map<string, string>): void {
 }
 
 /**
- * The played part, read again: batches of the events after `prefixSeq` up to `lastPlayedSeq`. Each batch
- * must end on the chain hash the first read had at its seq (RecordingChanged otherwise), so what is
- * played is what was verified; its shapes are not checked again.
+ * The played part, read again (VerifiedLog.again: the bytes the first read verified, proven by their
+ * chain hashes): batches of the events after `prefixSeq` up to `lastPlayedSeq`.
  */
 export async function* playedEvents(o: LogSourceOptions, scan: RecordingScan): AsyncGenerator<readonly RecordedEvent[]> {
   if (scan.lastPlayedSeq <= scan.prefixSeq) return;
-  const log = new VerifiedLog(o);
-  for await (const batch of log.batches(undefined, false)) {
-    const seq = log.verifier.seq;
-    if (scan.checkpoints.get(seq) !== log.verifier.headHash) throw new RecordingChanged(seq, 'the recording changed after it was verified (its chain hash here is not the one read before the practice started)');
+  for await (const batch of VerifiedLog.again(o, scan.read)) {
     const start = (batch[0] as RecordedEvent).seq;
-    if (seq <= scan.prefixSeq) continue;
+    const end = start + batch.length - 1;
+    if (end <= scan.prefixSeq) continue;
     const from = Math.max(0, scan.prefixSeq + 1 - start);
     const to = Math.min(batch.length, scan.lastPlayedSeq + 1 - start);
     yield from === 0 && to === batch.length ? batch : batch.slice(from, to);
-    if (seq >= scan.lastPlayedSeq) return;
+    if (end >= scan.lastPlayedSeq) return;
   }
-  throw new RecordingChanged(scan.lastPlayedSeq, 'the recording ends before the part that was verified');
 }
