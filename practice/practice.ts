@@ -125,20 +125,24 @@ export async function startPractice(o: PracticeOptions): Promise<Practice> {
   const traderName = seatName !== null ? null : usernameArg('--trader', o.trader ?? 'practice');
   const logger = createLogger(config.logLevel as LogLevel, 'stderr');
   const recorded = new Exchange({ deltaRing: 0 });
-  const persistence = new RecordingPersistence((exchange) =>
-    scanRecording({ ...o, seat: seatName }, (event: RecordedEvent) => {
+  const persistence = new RecordingPersistence(async (exchange) => {
+    const scan = await scanRecording({ ...o, seat: seatName }, (event: RecordedEvent) => {
       // The practice exchange's log starts as the recording's: its first events are the recorded ones.
       exchange.log.append(event as ExchangeEvent);
       exchange.fold(event);
       recorded.fold(event);
-    }),
-  );
+    });
+    // Refused here, in the exchange's recovery, so that nothing is ever served for them.
+    if (scan.events === 0) throw new SourceUnavailable('the recording holds no events: nothing to practise against');
+    if (seatName !== null && scan.seatId === null) throw new PracticeUsageError(`--seat ${JSON.stringify(seatName)}: the recording has no trader of that name by the end of the played part`);
+    if (traderName !== null && scan.traders.has(traderName)) throw new PracticeUsageError(`--trader ${JSON.stringify(traderName)} is a trader of the recording: choose another name, or take its place with --seat ${traderName}`);
+    return scan;
+  });
   const clock = new SimulatedClock(0);
   const steering = new Steering(clock);
   const server = await startServer(config, logger, { clock, persistence, runSchedule: false, practice: steering });
   try {
     const scan = persistence.scan as RecordingScan;
-    if (scan.events === 0) throw new SourceUnavailable('the recording holds no events: nothing to practise against');
     // Simulated time starts at the played part's start, and stays there until the first recorded command
     // of it has played: the team's trader, provisioned now, is stamped no later than that command.
     clock.advanceTo(scan.from);
@@ -148,17 +152,14 @@ export async function startPractice(o: PracticeOptions): Promise<Practice> {
     let you: { trader_id: string; username: string };
     let seat: Seat | null = null;
     if (seatName !== null) {
-      if (scan.seatId === null) throw new PracticeUsageError(`--seat ${JSON.stringify(seatName)}: the recording has no trader of that name by the end of the played part`);
-      seat = { traderId: scan.seatId, apiKeyHash: hashApiKey(apiKey) };
-      you = { trader_id: scan.seatId, username: seatName };
+      const seatId = scan.seatId as string;
+      seat = { traderId: seatId, apiKeyHash: hashApiKey(apiKey) };
+      you = { trader_id: seatId, username: seatName };
       // A seat the recording holds at the start of the played part gets a new key now; one it provisions
       // later gets the key when the recording provisions it (recorded-command.ts).
-      if (service.state.traders.get(scan.seatId) !== undefined) {
-        await service.execute((s) => ({ type: 'RotateApiKey', time: s.time, trader_id: scan.seatId as string, api_key_hash: seat?.apiKeyHash as string }));
-      }
+      if (service.state.traders.get(seatId) !== undefined) await service.execute((s) => ({ type: 'RotateApiKey', time: s.time, trader_id: seatId, api_key_hash: hashApiKey(apiKey) }));
     } else {
       const username = traderName as string;
-      if (scan.traders.has(username)) throw new PracticeUsageError(`--trader ${JSON.stringify(username)} is a trader of the recording: choose another name, or take its place with --seat ${username}`);
       const event = await service.execute((s) => ({ type: 'ProvisionTrader', time: s.time, username, trader_id: s.uuid(), api_key_hash: hashApiKey(apiKey) }));
       if (event.type !== 'TraderProvisioned') throw new Error(`practice: provisioning gave ${event.type}`);
       you = { trader_id: event.data.trader_id, username: event.data.username };
