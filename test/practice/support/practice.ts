@@ -14,7 +14,7 @@ export function practise(file: string, o: TestPracticeOptions = {}): Promise<Pra
 }
 
 /** The practice exchange's log as it stands. */
-export function practiceEvents(practice: Practice): ExchangeEvent[] {
+export function practiceEvents(practice: Practice): readonly ExchangeEvent[] {
   return (practice.server.context.service.persistence.log as InMemoryEventLog).all();
 }
 
