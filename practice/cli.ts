@@ -4,7 +4,7 @@
 //   npm run practice -- --file round.ndjson --speed 10
 import { parseArgs } from 'node:util';
 import { MAX_SPEED, type PracticeStatus, type Speed } from '../src/server/practice/practice-control.ts';
-import { SourceUnavailable } from '../replay/log-source.ts';
+import { databaseOf, SOURCE_OPTIONS, SourceUnavailable } from '../replay/log-source.ts';
 import { LogFault } from '../replay/verify.ts';
 import { PracticeUsageError, startPractice, timeArg, type PracticeOptions } from './practice.ts';
 
@@ -46,10 +46,7 @@ function parse(argv: string[]): Parsed | 'help' {
     args: argv,
     allowPositionals: true,
     options: {
-      help: { type: 'boolean', short: 'h' },
-      file: { type: 'string' },
-      database: { type: 'string' },
-      pg: { type: 'boolean' },
+      ...SOURCE_OPTIONS,
       speed: { type: 'string' },
       'from-time': { type: 'string' },
       'until-time': { type: 'string' },
@@ -62,7 +59,7 @@ function parse(argv: string[]): Parsed | 'help' {
   });
   if (values.help === true) return 'help';
   if (positionals.length > 0) throw new PracticeUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
+  const database = databaseOf(values);
   if ((values.file === undefined) === (database === undefined)) throw new PracticeUsageError('give exactly one source: --file PATH, --database URL or --pg');
   if (values.trader !== undefined && values.seat !== undefined) throw new PracticeUsageError('--trader and --seat exclude each other: a new trader, or a recorded one\'s seat');
   const from = values['from-time'] === undefined ? undefined : timeArg('--from-time', values['from-time']);

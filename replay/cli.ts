@@ -14,7 +14,7 @@ import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
 import { anonymize } from './anonymize.ts';
-import { SourceUnavailable } from './log-source.ts';
+import { databaseOf, SOURCE_OPTIONS, SourceUnavailable } from './log-source.ts';
 import { checkSnapshots, type SnapshotVerdict } from './check-snapshots.ts';
 import { prove } from './prove.ts';
 import { importLog, TargetNotEmpty } from './import.ts';
@@ -119,10 +119,7 @@ function parse(argv: string[]): Options | 'help' {
     args: argv,
     allowPositionals: true,
     options: {
-      help: { type: 'boolean', short: 'h' },
-      file: { type: 'string' },
-      database: { type: 'string' },
-      pg: { type: 'boolean' },
+      ...SOURCE_OPTIONS,
       'until-seq': { type: 'string' },
       'until-time': { type: 'string' },
       view: { type: 'string' },
@@ -145,7 +142,7 @@ function parse(argv: string[]): Options | 'help' {
       throw new UsageError(`--${option} does not apply to ${command} (only to ${commands.join(', ')})`);
     }
   }
-  const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
+  const database = databaseOf(values);
   if (command === 'import') {
     if (values.file === undefined || database === undefined) throw new UsageError('import needs --file PATH (the exported log) and --pg or --database URL (the empty target)');
   } else if ((values.file === undefined) === (database === undefined)) throw new UsageError('give exactly one source: --file PATH, --database URL or --pg');

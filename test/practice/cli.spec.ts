@@ -2,18 +2,15 @@
 // seat of a recorded trader, the played part (--from-time, --until-time), an anonymized export, a
 // PostgreSQL source, and every bad input (exit 1, 2 or 3 with a message, nothing printed on stdout).
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { PracticeReport } from '../../src/server/practice/practice-report.ts';
 import { Client } from '../http/support/client.ts';
+import { replay } from '../support/replay-cli.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { PracticeProcess, practiceRun } from './support/practice-cli.ts';
 import { randomSession, eventsOf, Recorder, TMP, writeLog } from './support/recordings.ts';
 
-const run = promisify(execFile);
-const REPLAY = new URL('../../replay/cli.ts', import.meta.url).pathname;
 
 interface Ready {
   practice: string;
@@ -103,7 +100,7 @@ describe('practice: the CLI', function () {
   it('takes an anonymized export like any recording, a team\'s seat included', async () => {
     const sim = randomSession(8, 300);
     const anonymized = join(TMP, 'cli-anonymized.ndjson');
-    await run(process.execPath, [REPLAY, 'export', '--file', writeLog(eventsOf(sim.exchange)), '--anonymize', '--out', anonymized, '--quiet']);
+    expect((await replay('export', '--file', writeLog(eventsOf(sim.exchange)), '--anonymize', '--out', anonymized, '--quiet')).code).to.equal(0);
     const out = await practiceRun(['--file', anonymized, '--seat', 'team-002', '--speed', 'max', '--bind', ':0', '--exit-when-done']);
     expect(out.code, out.stderr).to.equal(0);
     const ready = JSON.parse(out.lines[0] as string) as Ready;
@@ -117,14 +114,14 @@ describe('practice: the CLI', function () {
     await requirePostgres(this);
     const database = await createDatabase('practice_source');
     try {
-      const imported = await run(process.execPath, [REPLAY, 'import', '--file', r.file, '--database', database, '--quiet']);
+      const imported = await replay('import', '--file', r.file, '--database', database, '--quiet');
       expect(imported.stdout).to.match(/^ok: imported/);
       const out = await practiceRun(['--database', database, '--speed', 'max', '--bind', ':0', '--exit-when-done']);
       expect(out.code, out.stderr).to.equal(0);
       expect((JSON.parse(out.lines[0] as string) as Ready).recording.events).to.equal(r.events);
       expect((JSON.parse(out.lines[1] as string) as { report: PracticeReport }).report.faithful).to.equal(true);
       const anonymized = join(TMP, 'pg-anonymized.ndjson');
-      await run(process.execPath, [REPLAY, 'export', '--database', database, '--anonymize', '--out', anonymized, '--quiet']);
+      expect((await replay('export', '--database', database, '--anonymize', '--out', anonymized, '--quiet')).code).to.equal(0);
       expect(readFileSync(anonymized, 'utf8')).to.include('"team-002"');
     } finally {
       await dropDatabase(database);

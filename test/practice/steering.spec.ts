@@ -4,18 +4,15 @@
 // answers 404 not_practice). And the practice exchange's log is an ordinary log: replay verify and
 // audit pass on it, prefix, bot and replayed commands alike.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { PracticeStatus } from '../../src/server/practice/practice-control.ts';
 import { Client } from '../http/support/client.ts';
+import { replay } from '../support/replay-cli.ts';
 import { startTestServer } from '../support/server.ts';
 import { Recorder, TMP, writeLog } from './support/recordings.ts';
 import { practise } from './support/practice.ts';
 
-const run = promisify(execFile);
-const REPLAY = new URL('../../replay/cli.ts', import.meta.url).pathname;
 
 /** A recording whose commands are `stepMs` apart: `n` orders resting on both sides of BTC-USD. */
 function spaced(n: number, stepMs: number): string {
@@ -139,10 +136,11 @@ describe('practice: speed, pause and resume, steering', function () {
       const path = join(TMP, 'practice-log.ndjson');
       writeFileSync(path, log.body);
       for (const command of ['verify', 'audit']) {
-        const { stdout } = await run(process.execPath, [REPLAY, command, '--file', path, '--quiet']);
+        const { code, stdout, stderr } = await replay(command, '--file', path, '--quiet');
+        expect(code, `${command}: ${stderr}`).to.equal(0);
         expect(stdout, command).to.match(/^ok: 1[0-9] events, seq gap-free/);
       }
-      const prove = await run(process.execPath, [REPLAY, 'prove', '--file', path, '--label', 'final', '--quiet']);
+      const prove = await replay('prove', '--file', path, '--label', 'final', '--quiet');
       expect(prove.stdout).to.match(/^proved: "final"/);
     } finally {
       await practice.close();

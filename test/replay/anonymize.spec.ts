@@ -2,26 +2,13 @@
 // too), no key material, client order ids hashed, operator texts kept; its own chain, so it verifies,
 // audits and proves; and the practice tool takes it (test/practice/cli.spec.ts).
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
 import { eventsOf, randomSession, TMP, writeLog } from '../practice/support/recordings.ts';
+import { replay } from '../support/replay-cli.ts';
 
-const run = promisify(execFile);
-const CLI = new URL('../../replay/cli.ts', import.meta.url).pathname;
-
-async function replay(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 function fold(events: readonly ExchangeEvent[]): Exchange {
   const exchange = new Exchange();
