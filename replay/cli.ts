@@ -4,6 +4,7 @@
 //   npm run replay -- --help
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { canonicalJson } from '../src/events/canonical.ts';
@@ -12,7 +13,8 @@ import { STATE_HASH_VERSION, stateHash } from '../src/projections/state-hash.ts'
 import { formatMicros, parseMicros } from '../src/server/clock.ts';
 import { CONNECT_TIMEOUT_MS, redactUrl } from '../src/server/persistence/postgres/connection.ts';
 import { streamStoredEvents } from '../src/server/persistence/postgres/event-stream.ts';
-import { SourceUnavailable } from './log-source.ts';
+import { anonymize } from './anonymize.ts';
+import { databaseOf, SOURCE_OPTIONS, SourceUnavailable } from './log-source.ts';
 import { checkSnapshots, type SnapshotVerdict } from './check-snapshots.ts';
 import { prove } from './prove.ts';
 import { importLog, TargetNotEmpty } from './import.ts';
@@ -31,7 +33,8 @@ commands
   verify    check the log: well-formed events, seq gap-free from 1, times in order, every chain hash
   audit     verify, and re-run matching: every recorded outcome must come out again, exactly
   state     verify and rebuild the state, then print it (JSON by default)
-  export    write the log from PostgreSQL as NDJSON with its chain hashes (streamed, constant memory)
+  export    write the log from PostgreSQL as NDJSON with its chain hashes (streamed, constant memory); with
+            --anonymize, from any source, verified first, a log a team may have (practice rounds)
   prove     recompute official standings (POST /api/v1/admin/leaderboard/freeze) from the log up to their
             seq, with the chain hash there, and say whether they match what was recorded (exit 0 / 1)
   import    restore an exported log (--file) into an EMPTY database (--pg or --database): the whole file is
@@ -60,6 +63,9 @@ options for prove
   --label L            the standings with this label (default: the newest frozen standings)
 options for export
   --out PATH           write there instead of stdout
+  --anonymize          traders renamed team-001, team-002, ... in order of creation (ids likewise), no key
+                       material, client order ids hashed, operator message texts kept; the chain is the new
+                       log's own (docs/replay.md, "Publishing a round")
 options for every command
   --quiet              no progress line on stderr
 an option a command does not use is refused (exit 2)
@@ -87,6 +93,7 @@ const OPTION_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   'hash-version': ['state'],
   audit: ['verify', 'audit', 'state'],
   out: ['export'],
+  anonymize: ['export'],
   label: ['prove'],
 };
 
@@ -102,6 +109,7 @@ interface Options {
   readonly hashVersion: 2 | 3;
   readonly audit: boolean;
   readonly out: string | undefined;
+  readonly anonymize: boolean;
   readonly quiet: boolean;
   readonly label: string | undefined;
 }
@@ -111,10 +119,7 @@ function parse(argv: string[]): Options | 'help' {
     args: argv,
     allowPositionals: true,
     options: {
-      help: { type: 'boolean', short: 'h' },
-      file: { type: 'string' },
-      database: { type: 'string' },
-      pg: { type: 'boolean' },
+      ...SOURCE_OPTIONS,
       'until-seq': { type: 'string' },
       'until-time': { type: 'string' },
       view: { type: 'string' },
@@ -123,6 +128,7 @@ function parse(argv: string[]): Options | 'help' {
       'hash-version': { type: 'string' },
       audit: { type: 'boolean' },
       out: { type: 'string' },
+      anonymize: { type: 'boolean' },
       quiet: { type: 'boolean' },
       label: { type: 'string' },
     },
@@ -136,11 +142,11 @@ function parse(argv: string[]): Options | 'help' {
       throw new UsageError(`--${option} does not apply to ${command} (only to ${commands.join(', ')})`);
     }
   }
-  const database = values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
+  const database = databaseOf(values);
   if (command === 'import') {
     if (values.file === undefined || database === undefined) throw new UsageError('import needs --file PATH (the exported log) and --pg or --database URL (the empty target)');
   } else if ((values.file === undefined) === (database === undefined)) throw new UsageError('give exactly one source: --file PATH, --database URL or --pg');
-  if (command === 'export' && database === undefined) throw new UsageError('export reads from PostgreSQL: --database URL or --pg');
+  if (command === 'export' && database === undefined && values.anonymize !== true) throw new UsageError('export reads from PostgreSQL: --database URL or --pg (with --anonymize, any source)');
   if (command === 'snapshots' && database === undefined) throw new UsageError('snapshots reads them from PostgreSQL: --database URL or --pg');
   let untilSeq: number | undefined;
   if (values['until-seq'] !== undefined) {
@@ -175,6 +181,7 @@ function parse(argv: string[]): Options | 'help' {
     hashVersion,
     audit: command === 'audit' || values.audit === true,
     out: values.out,
+    anonymize: values.anonymize === true,
     quiet: values.quiet === true,
     label: values.label,
   };
@@ -214,6 +221,25 @@ async function exportLog(o: Options): Promise<void> {
       await once(out, 'finish');
     }
     progress.done(seq);
+  }
+}
+
+/** export --anonymize: the log verified whole, then rewritten (anonymize.ts); a partial output file is removed. */
+async function exportAnonymized(o: Options): Promise<void> {
+  const out = o.out === undefined ? process.stdout : createWriteStream(o.out);
+  try {
+    const events = await anonymize({ file: o.file, database: o.database, quiet: o.quiet }, (text) => write(text, out as typeof process.stdout));
+    if (out !== process.stdout) {
+      out.end();
+      await once(out, 'finish');
+    }
+    if (!o.quiet) process.stderr.write(`replay: anonymized ${events} events, every chain hash of the source verified\n`);
+  } catch (err) {
+    if (out !== process.stdout) {
+      out.destroy();
+      await rm(o.out as string, { force: true });
+    }
+    throw err;
   }
 }
 
@@ -281,7 +307,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (o.command === 'export') {
-      await exportLog(o);
+      await (o.anonymize ? exportAnonymized(o) : exportLog(o));
       return EXIT.ok;
     }
     if (o.command === 'prove') return await proveStandings(o);

@@ -19,6 +19,19 @@ export interface RawRecord {
   readonly text?: string;
 }
 
+/** The options that name a log's source, as every command line of the project takes them. */
+export const SOURCE_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  file: { type: 'string' },
+  database: { type: 'string' },
+  pg: { type: 'boolean' },
+} as const;
+
+/** The database a command line names: --database URL, or --pg with DATABASE_URL (or the local default). */
+export function databaseOf(values: { readonly database?: string | undefined; readonly pg?: boolean | undefined }): string | undefined {
+  return values.database ?? (values.pg === true ? (process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres') : undefined);
+}
+
 /** The source is not there at all (a missing file, an unreachable database): exit code 3. */
 export class SourceUnavailable extends Error {
   constructor(message: string) {

@@ -148,7 +148,7 @@ function importGraph(dirs: readonly string[]): Map<string, string[]> {
 describe('architecture: no two files import each other, directly or through others', () => {
   // A circle of imports (even of types only) means neither file can be read, moved or tested without
   // the other: the shared part belongs in a file both import. The product's own code, every folder.
-  const CODE = ['src', 'replay', 'bots', 'bench', 'deploy', 'demo', 'web/src', 'clients/typescript/src'];
+  const CODE = ['src', 'replay', 'practice', 'bots', 'bench', 'deploy', 'demo', 'web/src', 'clients/typescript/src'];
 
   it('finds no import cycle', () => {
     const graph = importGraph(CODE);
@@ -188,7 +188,7 @@ const LAYERS: readonly (readonly [string, readonly string[]])[] = [
   ['the core: projections', ['src/projections/']],
   ['the core: commands', ['src/commands/']],
   ['foundations: config, clock, logger, client addresses', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts', 'src/server/client-address/']],
-  ['the service: admission, persistence, history', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/']],
+  ['the service: admission, persistence, history, practice', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/', 'src/server/practice/']],
   ['cluster mode', ['src/server/replication/']],
   ['the doors: HTTP, WebSocket, feeds, fan-out, operations', ['src/server/context.ts', 'src/server/http/', 'src/server/ws/', 'src/server/feeds/', 'src/server/fanout/', 'src/server/operations/']],
   ['the composition root', ['src/server/']],
@@ -252,7 +252,7 @@ describe('architecture: the layers of src/ point one way', () => {
       ['src/server/http/z.ts', ['src/server/ws/connection.ts', 'src/server/service.ts']],
     ]);
     expect(upwardImports(graph, () => true)).to.deep.equal([
-      'src/server/persistence/x.ts (the service: admission, persistence, history) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
+      'src/server/persistence/x.ts (the service: admission, persistence, history, practice) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
       'src/projections/y.ts imports replay/cli.ts, outside src/',
     ]);
   });

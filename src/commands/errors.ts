@@ -74,6 +74,9 @@ export const ERRORS = {
   invalid_label: { status: 400, message: 'label must be 1 to 128 characters without control characters' },
   label_taken: { status: 409, message: 'label was already used' },
   official_not_found: { status: 404, message: 'no frozen standings with that label' },
+  // Practice rounds (docs/practice.md).
+  not_practice: { status: 404, message: 'this exchange is not a practice exchange (npm run practice starts one)' },
+  practice_finished: { status: 409, message: 'the recording has played to its end' },
 
   // Transport.
   invalid_request: { status: 400, message: 'invalid request body' },

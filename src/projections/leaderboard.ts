@@ -64,9 +64,14 @@ export class Leaderboard {
       const row = { trader_id: trader.trader_id, username: trader.username, net_pnl: realized + open, realized_pnl: realized, unrealized_pnl: open, gross_exposure: gross };
       rows.push(trader.disabled === true ? { ...row, disabled: true } : row);
     }
-    rows.sort((a, b) => b.net_pnl - a.net_pnl || (a.username < b.username ? -1 : a.username > b.username ? 1 : 0) || (a.trader_id < b.trader_id ? -1 : a.trader_id > b.trader_id ? 1 : 0));
+    rows.sort(byStanding);
     return rows.map((r, i) => ({ rank: i + 1, ...r }));
   }
+}
+
+/** The leaderboard's order: marked net PnL, highest first; ties by username, then trader_id. */
+export function byStanding(a: { readonly net_pnl: number; readonly username: string; readonly trader_id: string }, b: { readonly net_pnl: number; readonly username: string; readonly trader_id: string }): number {
+  return b.net_pnl - a.net_pnl || (a.username < b.username ? -1 : a.username > b.username ? 1 : 0) || (a.trader_id < b.trader_id ? -1 : a.trader_id > b.trader_id ? 1 : 0);
 }
 
 export function liveMark(settlement: number | null, bid: number | null, ask: number | null, reference: number | null, lastTrade: number | null): number {

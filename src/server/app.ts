@@ -16,6 +16,7 @@ import { createLogger, type Logger } from './logger.ts';
 import type { ClusterNode } from './replication/cluster-node.ts';
 import { InMemoryPersistence } from './persistence/in-memory.ts';
 import type { Persistence } from './persistence/persistence.ts';
+import type { PracticeControl } from './practice/practice-control.ts';
 import { ScheduleRunner } from './operations/schedule-runner.ts';
 import { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
 import { startMetricsListener, type MetricsListener } from './operations/metrics/metrics-listener.ts';
@@ -59,6 +60,20 @@ export interface StartOptions {
   readonly httpFastPath?: boolean;
   /** Called as `exchange listening` is logged: from then on the server takes requests (main.ts's signals). */
   readonly onListening?: () => void;
+  /**
+   * The clock that stamps every command (default: the admission clock, the wall clock's time); a practice
+   * exchange gives its simulated clock (src/server/practice/simulated-clock.ts).
+   */
+  readonly clock?: AdmissionClock;
+  /**
+   * The persistence to use instead of the one the configuration names: a practice exchange's is in memory,
+   * and its recovery folds the recording up to the start of the played part (practice/).
+   */
+  readonly persistence?: Persistence;
+  /** Run the operator's schedule (default true). A practice exchange plays the recorded schedule's actions at their recorded times instead. */
+  readonly runSchedule?: boolean;
+  /** A practice exchange's play, shown and steered by GET /api/v1/practice and its routes. */
+  readonly practice?: PracticeControl;
 }
 
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), options: StartOptions = {}): Promise<RunningServer> {
@@ -69,7 +84,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const fanout = config.wsFanout === 'process' ? new (await import('./fanout/fanout-host.ts')).FanoutHost(logger) : null;
   let persistence: Persistence;
   try {
-    persistence = await openPersistence(config, logger);
+    persistence = options.persistence ?? (await openPersistence(config, logger));
   } catch (err) {
     await fanout?.abort();
     throw err;
@@ -88,7 +103,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     await persistence.close().catch(() => {});
     throw err;
   }
-  const clock = new AdmissionClock();
+  const clock = options.clock ?? new AdmissionClock();
   if (exchange.state.time !== '') clock.advanceTo(exchange.state.time);
   logger.info({ seq: exchange.seq, ms: Math.round(performance.now() - startedRecovery), backend: persistence.backend }, 'state recovered');
 
@@ -108,7 +123,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics, feeds } : { durableAcks, queuePerTrader, observer: metrics, feeds, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
   const addresses = new ClientAddresses(config.trustProxy);
-  const context: ServerContext = { config, service, history: persistence.history, clock, logger, epoch: persistence.epoch, budgets, metrics, addresses, ...(cluster === null ? {} : { cluster }) };
+  const context: ServerContext = {
+    config,
+    service,
+    history: persistence.history,
+    clock,
+    logger,
+    epoch: persistence.epoch,
+    budgets,
+    metrics,
+    addresses,
+    ...(cluster === null ? {} : { cluster }),
+    ...(options.practice === undefined ? {} : { practice: options.practice }),
+  };
   const app = createHttpApp(context, { fastPath: options.httpFastPath !== false });
   // The dashboard (dist/web) is served at / and /assets/*; everything else is the API's.
   const limits = config.limits;
@@ -138,7 +165,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       throw err;
     }
   }
-  const schedule = new ScheduleRunner(service, logger);
+  const schedule = options.runSchedule === false ? null : new ScheduleRunner(service, logger);
   metrics.attach({
     ws: () => ws.figures(),
     refresh: () => fanout?.refresh() ?? Promise.resolve(),
@@ -183,11 +210,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   }
 
   // Entries already due (the server was down when their time came) run now, in order.
-  schedule.start();
+  schedule?.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      schedule.stop();
+      schedule?.stop();
       service.close();
       await cluster?.close();
       await metricsListener?.close();

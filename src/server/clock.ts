@@ -10,7 +10,8 @@ export interface Stamp {
 }
 
 export class AdmissionClock {
-  private lastMicros = 0;
+  /** The last stamp given (microseconds since the epoch): every later one is past it. */
+  protected lastMicros = 0;
   private readonly origin = performance.timeOrigin;
 
   /** Microseconds since the epoch, strictly greater than the last value returned. */
@@ -28,6 +29,15 @@ export class AdmissionClock {
 
   stamp(): Stamp {
     return { time: formatMicros(this.nowMicros()), uuid: flatUuid };
+  }
+
+  /**
+   * The time as this clock tells it, without taking a stamp: what the doors show as "now" (health, the
+   * WebSocket heartbeat, the default end of a candle range). A practice exchange's clock
+   * (src/server/practice/) tells the simulated time here, so everything reads as in the recording.
+   */
+  now(): string {
+    return formatMicros(Math.max(this.lastMicros, Math.floor((this.origin + performance.now()) * 1000)));
   }
 }
 

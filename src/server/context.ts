@@ -6,6 +6,7 @@ import type { History } from './history/history.ts';
 import type { Logger } from './logger.ts';
 import type { ClusterNode } from './replication/cluster-node.ts';
 import type { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
+import type { PracticeControl } from './practice/practice-control.ts';
 import type { ExchangeService } from './service.ts';
 
 /** What the HTTP routes and the WebSocket gateway share. */
@@ -26,4 +27,6 @@ export interface ServerContext {
   readonly metrics: ExchangeMetrics;
   /** Whose address a request comes from (TRUST_PROXY): what every per-address rule and log uses. */
   readonly addresses: ClientAddresses;
+  /** A practice exchange (npm run practice): the play of its recording, which GET /api/v1/practice shows and steers. */
+  readonly practice?: PracticeControl;
 }

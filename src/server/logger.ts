@@ -8,7 +8,11 @@ export type { Logger };
  */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
-/** Structured JSON logs on stdout, one object per line. */
-export function createLogger(level: LogLevel): Logger {
-  return pino({ level, base: { service: 'exchange' }, timestamp: pino.stdTimeFunctions.isoTime });
+/**
+ * Structured JSON logs, one object per line, on stdout; on stderr for a process whose stdout says
+ * something else (a practice exchange prints its ready line and report there).
+ */
+export function createLogger(level: LogLevel, to: 'stdout' | 'stderr' = 'stdout'): Logger {
+  const options = { level, base: { service: 'exchange' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return to === 'stdout' ? pino(options) : pino(options, pino.destination(2));
 }

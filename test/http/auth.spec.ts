@@ -66,6 +66,10 @@ describe('HTTP authentication', () => {
         'GET /api/v1/admin/schedule',
         'POST /api/v1/admin/leaderboard/freeze',
         'GET /metrics',
+        // practice rounds (practice.md): steering a practice exchange's play
+        'POST /api/v1/practice/pause',
+        'POST /api/v1/practice/resume',
+        'POST /api/v1/practice/speed',
       ].sort(),
     );
     expect(ROUTES.filter((r) => r.path.startsWith('/api/v1/admin')).every((r) => r.access === 'admin')).to.equal(true);

@@ -1,30 +1,17 @@
 // The live server's state hash at seq N equals the replay's of its log, for the in-memory export
 // (GET /api/v1/admin/events) and for PostgreSQL (replay --database, and replay export).
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { RunningServer } from '../../src/server/app.ts';
 import { Client } from '../http/support/client.ts';
 import { createDatabase, dropDatabase, requirePostgres } from '../support/postgres.ts';
 import { startTestServer } from '../support/server.ts';
 import { prng } from '../../replay/prng.ts';
+import { replay } from '../support/replay-cli.ts';
 
-const run = promisify(execFile);
-const CLI = new URL('../../replay/cli.ts', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'replay-live-'));
-
-async function replay(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 interface Hash {
   readonly seq: number;

@@ -1,23 +1,10 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FIXTURES, fixturePath, type Expected } from '../../replay/fixtures.ts';
+import { replay } from '../support/replay-cli.ts';
 
-const run = promisify(execFile);
-const CLI = new URL('../../replay/cli.ts', import.meta.url).pathname;
-
-async function replay(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 function expected(name: string): Expected {
   return JSON.parse(readFileSync(fixturePath(name, 'expected.json'), 'utf8')) as Expected;

@@ -7,6 +7,7 @@ import { MarketFeed } from './market-feed.ts';
 import { MessageLog } from './message-log.ts';
 import { OperatorSession } from './operator-session.ts';
 import { OperatorView } from './operator-view.ts';
+import { PracticePanel } from './practice-panel.ts';
 import { PublicFeed } from './public-feed.ts';
 import { SpectatorView } from './spectator-view.ts';
 import { TraderSession } from './trader-session.ts';
@@ -56,7 +57,9 @@ function boot(root: HTMLElement): void {
 
   const tabs = ROUTES.map(({ route, label }) => h('a', { href: `#/${route}`, class: 'tab', 'data-route': route }, label));
   const main = h('main');
-  root.replaceChildren(h('header', null, h('h1', null, 'Competition Exchange'), h('nav', null, tabs), connection), main);
+  // A practice exchange shows its play above every view (nothing at all elsewhere).
+  const practice = new PracticePanel();
+  root.replaceChildren(h('header', null, h('h1', null, 'Competition Exchange'), h('nav', null, tabs), connection), practice.el, main);
 
   const show = (): void => {
     const route = currentRoute();
@@ -71,6 +74,7 @@ function boot(root: HTMLElement): void {
   directory.start();
   trader.start();
   operator.start();
+  void practice.start();
 }
 
 const root = document.getElementById('app');

@@ -63,6 +63,8 @@ ERROR_STATUS = {
     "invalid_label": 400,
     "label_taken": 409,
     "official_not_found": 404,
+    "not_practice": 404,
+    "practice_finished": 409,
     "invalid_request": 400,
     "body_too_large": 413,
     "not_found": 404,

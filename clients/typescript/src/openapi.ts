@@ -652,6 +652,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/practice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A practice exchange's play: state, speed, simulated time, progress, diverged commands; the report once finished */
+        get: operations["getApiV1Practice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/practice/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold the play and the simulated clock */
+        post: operations["postApiV1PracticePause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/practice/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Play on from where it was held */
+        post: operations["postApiV1PracticeResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/practice/speed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the speed of the play (from now on; the simulated time reached is kept) */
+        post: operations["postApiV1PracticeSpeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/user": {
         parameters: {
             query?: never;
@@ -712,7 +780,7 @@ export interface paths {
         };
         /**
          * Liveness and persistence health
-         * @description status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then. With ROLE set (cluster mode, docs/cluster.md): role and admitting say whether this node takes commands; replication gives the seq this node holds, the newest seq it knows the log holds, and its lag.
+         * @description status is ok while persistence mode is disabled or ok, degraded while it is retrying, backpressured or stopped; the service still answers from memory then. With ROLE set (cluster mode, docs/cluster.md): role and admitting say whether this node takes commands; replication gives the seq this node holds, the newest seq it knows the log holds, and its lag. On a practice exchange (docs/practice.md), now is the simulated time and practice is the play's status.
          */
         get: operations["getHealth"];
         put?: never;
@@ -867,6 +935,40 @@ export interface components {
                 /** @enum {string} */
                 mode: "disabled" | "ok" | "retrying" | "backpressured" | "stopped";
                 queue_depth: number;
+            };
+            /** @description a practice exchange only (npm run practice; docs/practice.md): its play, as GET /api/v1/practice */
+            practice?: {
+                /** @description recorded commands played so far (those skipped as diverged included) */
+                commands_replayed: number;
+                /** @description recorded commands in the played part */
+                commands_total: number;
+                /** @description unsigned integer, at most 2^53-1 */
+                diverged: number;
+                /** @description once finished */
+                report?: {
+                    /** @description recorded commands skipped (made impossible) or with another outcome than recorded (filled quantity, accepted or refused) */
+                    diverged: number;
+                    /** @description no recorded command diverged */
+                    faithful: boolean;
+                    /** @description every trader of the practice exchange, in leaderboard order */
+                    standings: components["schemas"]["PracticeStanding"][];
+                    you: {
+                        pnl: number;
+                        rank: number;
+                        /** Format: uuid */
+                        trader_id: string;
+                        username: string;
+                    };
+                };
+                /**
+                 * @description RFC 3339 UTC timestamp with microseconds
+                 * @example 2026-01-01T12:00:00.000000Z
+                 */
+                simulated_time: string;
+                /** @description simulated time runs this many times faster than the wall clock; max: no waiting */
+                speed: number | "max";
+                /** @enum {string} */
+                state: "running" | "paused" | "finished";
             };
             /** @description present in cluster mode (ROLE set) */
             replication?: {
@@ -1048,6 +1150,49 @@ export interface components {
              * @example 2026-01-01T12:00:00.000000Z
              */
             updated_at: string;
+        };
+        PracticeStanding: {
+            /** @description marked net PnL in the practice exchange at the end of the played part, as its leaderboard ranks it */
+            practice_pnl: number;
+            rank: number;
+            /** @description the trader's marked net PnL in the recording at the end of the played part; null for a trader the recording does not have */
+            recorded_pnl: number | null;
+            /** Format: uuid */
+            trader_id: string;
+            username: string;
+        };
+        PracticeStatus: {
+            /** @description recorded commands played so far (those skipped as diverged included) */
+            commands_replayed: number;
+            /** @description recorded commands in the played part */
+            commands_total: number;
+            /** @description unsigned integer, at most 2^53-1 */
+            diverged: number;
+            /** @description once finished */
+            report?: {
+                /** @description recorded commands skipped (made impossible) or with another outcome than recorded (filled quantity, accepted or refused) */
+                diverged: number;
+                /** @description no recorded command diverged */
+                faithful: boolean;
+                /** @description every trader of the practice exchange, in leaderboard order */
+                standings: components["schemas"]["PracticeStanding"][];
+                you: {
+                    pnl: number;
+                    rank: number;
+                    /** Format: uuid */
+                    trader_id: string;
+                    username: string;
+                };
+            };
+            /**
+             * @description RFC 3339 UTC timestamp with microseconds
+             * @example 2026-01-01T12:00:00.000000Z
+             */
+            simulated_time: string;
+            /** @description simulated time runs this many times faster than the wall clock; max: no waiting */
+            speed: number | "max";
+            /** @enum {string} */
+            state: "running" | "paused" | "finished";
         };
         Schedule: {
             /** @description in the order they ran */
@@ -5793,6 +5938,469 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Practice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the play */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeStatus"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `not_practice`: this exchange is not a practice exchange (npm run practice starts one)
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "not_practice";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PracticePause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the play after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeStatus"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `not_practice`: this exchange is not a practice exchange (npm run practice starts one)
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "not_practice";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `practice_finished`: the recording has played to its end
+             */
+            409: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "practice_finished";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "service_unavailable" | "not_leader";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PracticeResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the play after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeStatus"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `not_practice`: this exchange is not a practice exchange (npm run practice starts one)
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "not_practice";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `practice_finished`: the recording has played to its end
+             */
+            409: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "practice_finished";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "service_unavailable" | "not_leader";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1PracticeSpeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description simulated time runs this many times faster than the wall clock (above 0, at most 1000000), or "max": every recorded command at once */
+                    speed: number | "max";
+                };
+            };
+        };
+        responses: {
+            /** @description the play after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeStatus"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `not_practice`: this exchange is not a practice exchange (npm run practice starts one)
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "not_practice";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `practice_finished`: the recording has played to its end
+             */
+            409: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "practice_finished";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "service_unavailable" | "not_leader";
                     [name: string]: unknown;
                 };
                 content: {

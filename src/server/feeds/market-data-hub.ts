@@ -6,8 +6,8 @@
 import type { Side } from '../../events/types.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { L3Delta } from '../../projections/market-data.ts';
-import { nowRfc3339 } from '../clock.ts';
 import type { Connection } from '../ws/connection.ts';
+import { nowRfc3339 } from '../clock.ts';
 import { feedResyncFrame, l2SnapshotFrame, l2UpdateFrame, standingsFrame, tickerFrame, type PublicStandingsRow } from './feed-frames.ts';
 import { feedKey, type FeedChannel } from './feed-subscription.ts';
 import { L2Conflator } from './l2-conflator.ts';
@@ -20,6 +20,8 @@ export interface FeedSettings {
   readonly standingsIntervalMs: number;
   /** Live standings are public (PUBLIC_STANDINGS). */
   readonly publicStandings: boolean;
+  /** The time standings frames carry (the server's clock; the wall clock when not given). */
+  readonly now?: () => string;
 }
 
 export const STANDINGS_INTERVAL_MS = 1000;
@@ -36,6 +38,7 @@ interface MarketFeeds {
 export class MarketDataHub {
   private readonly state: ExchangeState;
   private readonly settings: FeedSettings;
+  private readonly now: () => string;
   private readonly markets = new Map<string, MarketFeeds>();
   private readonly dirty = new Set<string>();
   private readonly standingsSubscribers = new Set<Connection>();
@@ -47,6 +50,7 @@ export class MarketDataHub {
   constructor(state: ExchangeState, settings: FeedSettings) {
     this.state = state;
     this.settings = settings;
+    this.now = settings.now ?? nowRfc3339;
     // Start from the books and the session's trades as recovered; deltas carry it on from here.
     for (const market of state.books.markets()) this.feeds(market).l2.book.loadOrders(restingOrders(state, market));
     this.seedTickers();
@@ -103,7 +107,7 @@ export class MarketDataHub {
     if (!this.settings.publicStandings) return false;
     this.standingsSubscribers.add(connection);
     connection.feeds.set(feedKey('standings', null), { channel: 'standings', market: null, depth: null });
-    connection.send(standingsFrame(this.state.seq, nowRfc3339(), this.standingsRows()).payload);
+    connection.send(standingsFrame(this.state.seq, this.now(), this.standingsRows()).payload);
     return true;
   }
 
@@ -186,7 +190,7 @@ export class MarketDataHub {
     const key = JSON.stringify(rows);
     if (key === this.lastStandings) return;
     this.lastStandings = key;
-    const frame = standingsFrame(seq, nowRfc3339(), rows);
+    const frame = standingsFrame(seq, this.now(), rows);
     for (const connection of this.standingsSubscribers) connection.queue.offerBroadcast(frame);
   }
 

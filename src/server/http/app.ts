@@ -27,6 +27,7 @@ import { docsRoutes } from './docs-routes.ts';
 import { metricsRoute } from '../operations/metrics/metrics-route.ts';
 import { buildOpenApiDocument } from './openapi-document.ts';
 import { parseInput } from './parse-input.ts';
+import { practiceRoutes } from './practice-routes.ts';
 import { publicRoutes } from './public-routes.ts';
 import { inOrder } from './in-order.ts';
 import { createFastPath } from './fast-path.ts';
@@ -43,7 +44,7 @@ type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown,
 
 /** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
 export function allRoutes(openApiJson: () => string): AnyRoute[] {
-  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, metricsRoute, ...docsRoutes(openApiJson)];
+  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, ...practiceRoutes, metricsRoute, ...docsRoutes(openApiJson)];
 }
 
 export interface HttpAppOptions {

@@ -7,7 +7,6 @@ import { CANDLE_INTERVALS, MAX_CANDLES, timeMicros, type CandleInterval } from '
 import { tradeView } from '../../projections/history/trade-tape.ts';
 import { then } from '../history/history.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
-import { nowRfc3339 } from '../clock.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { MarketIdParams } from './http-inputs.ts';
 import { PageQuery, pageLimit } from './paging.ts';
@@ -79,7 +78,7 @@ export const marketDataRoutes: readonly AnyRoute[] = [
       const width = CANDLE_INTERVALS[interval] * 1_000_000;
       let to = call.query.to === undefined ? undefined : time(call.query.to, 'to');
       let from = call.query.from === undefined ? undefined : time(call.query.from, 'from');
-      if (to === undefined) to = from === undefined ? (Math.floor(timeMicros(nowRfc3339()) / width) + 1) * width : from + 100 * width;
+      if (to === undefined) to = from === undefined ? (Math.floor(timeMicros(call.context.clock.now()) / width) + 1) * width : from + 100 * width;
       if (from === undefined) from = to - 100 * width;
       if (from >= to) throw new DomainError('invalid_range', 'from must be before to');
       if (Math.ceil((to - Math.floor(from / width) * width) / width) > MAX_CANDLES) throw new DomainError('invalid_range', `the range spans more than ${MAX_CANDLES} ${interval} buckets`);

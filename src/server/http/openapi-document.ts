@@ -124,6 +124,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: OpenA
       { name: 'Public', description: 'No authentication' },
       { name: 'Trader', description: 'Header x-api-key; rate limited per trader' },
       { name: 'Admin', description: 'Header Authorization: Bearer <ADMIN_API_TOKEN>; not rate limited' },
+      { name: 'Practice', description: 'A practice exchange (npm run practice, docs/practice.md): reading its play needs nothing, steering it the admin token; elsewhere 404 not_practice' },
       { name: 'Docs', description: 'This document and its interactive reference' },
     ],
   });

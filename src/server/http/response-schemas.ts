@@ -157,6 +157,31 @@ export const PersistenceStatusSchema = HealthPersistenceSchema.extend({
   durable_seq: z.number().int().min(0).optional().meta({ description: 'PostgreSQL backend only: the newest seq known to be committed' }),
 }).meta({ id: 'PersistenceStatus' });
 
+const PracticeStandingSchema = z.object({
+  trader_id: Uuid,
+  username: z.string(),
+  recorded_pnl: z.number().nullable().meta({ description: "the trader's marked net PnL in the recording at the end of the played part; null for a trader the recording does not have" }),
+  practice_pnl: z.number().meta({ description: 'marked net PnL in the practice exchange at the end of the played part, as its leaderboard ranks it' }),
+  rank: z.number().int().min(1),
+}).meta({ id: 'PracticeStanding' });
+
+export const PracticeReportSchema = z.object({
+  faithful: z.boolean().meta({ description: 'no recorded command diverged' }),
+  diverged: U64.meta({ description: 'recorded commands skipped (made impossible) or with another outcome than recorded (filled quantity, accepted or refused)' }),
+  you: z.object({ trader_id: Uuid, username: z.string(), pnl: z.number(), rank: z.number().int().min(1) }),
+  standings: z.array(PracticeStandingSchema).meta({ description: 'every trader of the practice exchange, in leaderboard order' }),
+}).meta({ id: 'PracticeReport' });
+
+export const PracticeStatusSchema = z.object({
+  state: z.enum(['running', 'paused', 'finished']),
+  speed: z.union([z.number().positive(), z.literal('max')]).meta({ description: 'simulated time runs this many times faster than the wall clock; max: no waiting' }),
+  simulated_time: Timestamp,
+  commands_replayed: U64.meta({ description: 'recorded commands played so far (those skipped as diverged included)' }),
+  commands_total: U64.meta({ description: 'recorded commands in the played part' }),
+  diverged: U64,
+  report: PracticeReportSchema.optional().meta({ description: 'once finished' }),
+}).meta({ id: 'PracticeStatus' });
+
 export const HealthSchema = z.object({
   status: z.enum(['ok', 'degraded']),
   service: z.literal('exchange'),
@@ -174,6 +199,7 @@ export const HealthSchema = z.object({
     })
     .optional()
     .meta({ description: 'present in cluster mode (ROLE set)' }),
+  practice: PracticeStatusSchema.optional().meta({ description: 'a practice exchange only (npm run practice; docs/practice.md): its play, as GET /api/v1/practice' }),
 }).meta({ id: 'Health' });
 
 export const SubmitOrderResponse = z.object({

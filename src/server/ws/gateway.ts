@@ -7,8 +7,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Subscription as RxSubscription } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
-import { ConnectionGate } from '../admission/connection-gate.ts';
 import { nowRfc3339 } from '../clock.ts';
+import { ConnectionGate } from '../admission/connection-gate.ts';
 import type { ServerContext } from '../context.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import { MarketDataHub, STANDINGS_INTERVAL_MS } from '../feeds/market-data-hub.ts';
@@ -62,6 +62,7 @@ function isServerContext(context: WsContext | ServerContext): context is ServerC
 
 export class WsGateway {
   private readonly context: WsContext;
+  private readonly now: () => string;
   private readonly options: WsGatewayOptions;
   private readonly wss: WebSocketServer;
   private readonly registry: ConnectionRegistry;
@@ -87,10 +88,13 @@ export class WsGateway {
     // No permessage-deflate: a frame is encoded once and the same bytes go to every subscriber.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxFrameBytes, perMessageDeflate: false, clientTracking: false });
     this.registry = new ConnectionRegistry(context.service.state.marketData.allSequences(), this.scheduler, (traderId, flagged) => this.desk.flagged(traderId, flagged));
+    // "Now" as the server's clock tells it (a practice exchange's is simulated); the fan-out child's is the wall clock.
+    this.now = isServerContext(context) ? () => context.clock.now() : nowRfc3339;
     this.feeds = new MarketDataHub(context.service.state, {
       intervalMs: context.config.marketDataIntervalMs,
       standingsIntervalMs: STANDINGS_INTERVAL_MS,
       publicStandings: context.config.publicStandings,
+      now: this.now,
     });
     if (wiring !== undefined) this.desk = wiring.desk;
     else if (isServerContext(context)) this.desk = new LocalDesk(context);
@@ -213,7 +217,7 @@ export class WsGateway {
   private heartbeat(connection: Connection): string {
     const sequences: Record<string, number> = {};
     for (const market of connection.subscriptions.keys()) sequences[market] = this.registry.publishedSequence(market);
-    return heartbeatFrame(nowRfc3339(), this.context.epoch, sequences);
+    return heartbeatFrame(this.now(), this.context.epoch, sequences);
   }
 
   // One timer for all connections: a peer that answered neither the last ping nor sent anything since
