@@ -47,8 +47,8 @@ export class ExchangeState {
   readonly books: BooksProjection;
   readonly positions = new PositionsProjection(this.traderNames, this.marketNames);
   readonly fills = new FillsProjection();
-  readonly sessionStats = new SessionStats();
-  readonly candleMinutes = new CandleMinutes();
+  readonly sessionStats = new SessionStats(this.marketNames);
+  readonly candleMinutes = new CandleMinutes(this.marketNames);
   readonly schedule = new ScheduleProjection();
   readonly official = new OfficialLabels();
   readonly bounds = new HistoryBounds();
