@@ -19,8 +19,8 @@
 // and the unpaged list) for the crossing traders, GET /api/v1/orders/{id} p50/p99 of orders only the
 // history holds, then kills the server with SIGKILL, starts it again
 // on the same database and times /health's first 200 and the first order accepted, with the recovery
-// line's figures. A server that dies or a restart that fails is reported, not thrown. Never passes or
-// fails on time.
+// line's figures. A server that dies or a restart that fails is reported, not thrown, and the bench
+// exits with 1. Never passes or fails on time.
 //
 // Environment (defaults in brackets):
 //   BENCH_EVENTS [2000000]   events in the log when the load stops, setup included
@@ -291,7 +291,11 @@ async function driver(): Promise<void> {
 
     let server = startServer('server');
     const upAt = await waitUp(server, RESTART_TIMEOUT_MS);
-    if (upAt === null) return report(server, 'the server did not start');
+    if (upAt === null) {
+      report(server, 'the server did not start');
+      process.exitCode = 1;
+      return;
+    }
 
     // ---- setup ----
     const markets = Array.from({ length: MARKETS }, (_, i) => `SOAK${i}-USD`);
@@ -507,6 +511,7 @@ async function driver(): Promise<void> {
     console.log(`   recovery: ${rec === undefined ? 'not logged' : JSON.stringify(rec, ['seq', 'snapshot_seq', 'folded', 'snapshot_ms', 'fold_ms'])}, 'state recovered' ${String(server.lines.get('state recovered')?.['ms'])} ms`);
     if (health === null) {
       report(server, `RESTART FAILED after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      process.exitCode = 1;
       return;
     }
     let accepted = NaN;
