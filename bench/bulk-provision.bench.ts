@@ -2,16 +2,18 @@
 // under 5 s on this machine), in memory and on PostgreSQL (when reachable, with durable acks so the
 // reply waits for the commit). Reference measured in the same run: generating and hashing 10,000 keys
 // alone (the cost the issue names), and provisioning 1,000 traders one request at a time. Prints
-// figures and ratios; never passes or fails on time.
+// figures and ratios; never passes or fails on time. BENCH_QUICK=1 (bench/quick.ts): 500 teams a call
+// and 50 single requests, both backends: a check that it runs.
 import { loadavg } from 'node:os';
 import { startServer, type RunningServer } from '../src/server/app.ts';
 import { hashApiKey, newApiKey } from '../src/server/clock.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { createDatabase, dropDatabase, postgresUnavailable } from '../test/support/postgres.ts';
+import { quick, setting } from './quick.ts';
 
-const N = Number(process.env['BENCH_BULK_N'] ?? 10_000);
-const SINGLES = 1_000;
+const N = setting('BENCH_BULK_N', 10_000, 500);
+const SINGLES = quick(1_000, 50);
 const ADMIN_TOKEN = 'bench-admin-token';
 const RUNS = 3;
 

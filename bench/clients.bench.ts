@@ -6,6 +6,8 @@
 // 2. Order entry on ONE connection, `window` submit_order in flight: the SDK's ExchangeSocket (pipelined
 //    promises) against the raw `ws` client of bench:ws (same frames, same pattern), alternating runs on the
 //    same server; the load generators run in a worker thread so the server keeps the main thread.
+// BENCH_QUICK=1 (bench/quick.ts): 20,000 deltas over a book of 1,000 orders, entry rounds of 1 s: a check
+// that it runs.
 import { once } from 'node:events';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket } from 'ws';
@@ -15,12 +17,13 @@ import { startServer, type RunningServer } from '../src/server/app.ts';
 import { hashApiKey, newApiKey } from '../src/server/clock.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
+import { quick, setting } from './quick.ts';
 
 interface EntryJob { readonly kind: 'raw' | 'sdk'; readonly url: string; readonly key: string; readonly market: string; readonly window: number; readonly seconds: number }
 
 function bookBench(): void {
   const random = prng(7);
-  const N = 1_000_000;
+  const N = quick(1_000_000, 20_000);
   const live: BookOrder[] = [];
   const initial: BookOrder[] = [];
   let id = 0;
@@ -28,7 +31,7 @@ function bookBench(): void {
     const side = random() < 0.5 ? 'BUY' : 'SELL';
     return { order_id: `o${id++}`, side, price: side === 'BUY' ? 900 + Math.floor(random() * 100) : 1000 + Math.floor(random() * 100), remaining: 1 + Math.floor(random() * 50), created_at: '2026-01-01T00:00:00.000000Z' };
   };
-  for (let i = 0; i < 10_000; i++) {
+  for (let i = 0; i < quick(10_000, 1_000); i++) {
     const o = newOrder();
     initial.push(o);
     live.push(o);
@@ -146,7 +149,7 @@ async function provision(server: RunningServer, name: string): Promise<string> {
 
 async function main(): Promise<void> {
   bookBench();
-  const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
+  const seconds = setting('BENCH_SECONDS', 4, 1);
   const window = Number(process.env['BENCH_WINDOW'] ?? 32);
   const config = loadConfig({ BIND_ADDR: '127.0.0.1:0', ADMIN_API_TOKEN: 'bench-admin-token', LOG_LEVEL: 'silent', PER_USER_REQUESTS_PER_SECOND: '1000000000' });
   const server = await startServer(config, createLogger('silent'));

@@ -10,18 +10,22 @@
 //    same paced flow: frames/s delivered, per node and per core, and the leader's order-entry rate.
 // 3. Failover time: leader + standby, a paced order flow, SIGKILL of the leader; time until the first
 //    order acknowledged by the new leader. Five rounds, the killed node back as standby each time.
+//
+// BENCH_QUICK=1 (bench/quick.ts): every part with 500 commands/s for 1 s, 30 subscribers, two failover
+// rounds (the killed node comes back and is killed in its turn): a check that it runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket } from 'ws';
+import { quick, setting } from './quick.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ADMIN = 'bench-admin-token';
-const RATE = Number(process.env['CLUSTER_BENCH_RATE'] ?? 2000);
-const SECONDS = Number(process.env['CLUSTER_BENCH_SECONDS'] ?? 8);
+const RATE = setting('CLUSTER_BENCH_RATE', 2000, 500);
+const SECONDS = setting('CLUSTER_BENCH_SECONDS', 8, 1);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const now = () => performance.now();
 
@@ -277,8 +281,8 @@ async function delivery(): Promise<void> {
 }
 
 async function fanOut(): Promise<void> {
-  const SUBSCRIBERS = Number(process.env['CLUSTER_BENCH_SUBSCRIBERS'] ?? 300);
-  const seconds = Math.max(4, Math.round(SECONDS / 2));
+  const SUBSCRIBERS = setting('CLUSTER_BENCH_SUBSCRIBERS', 300, 30);
+  const seconds = quick(Math.max(4, Math.round(SECONDS / 2)), SECONDS);
   console.log(`2. fan-out: ${SUBSCRIBERS} l3 subscribers, orders paced at ${RATE}/s for ${seconds} s (${os.cpus().length} cores shared by every process)`);
   let reference: number | undefined;
   for (const followers of [0, 1, 2]) {
@@ -323,9 +327,10 @@ async function failover(): Promise<void> {
   let leader = await spawnNode(db, 'leader');
   let standby = await spawnNode(db, 'standby');
   const times: number[] = [];
+  const rounds = quick(5, 2);
   try {
     const keys = await setup(leader.url, 10);
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < rounds; round++) {
       let current = leader.url;
       let stop = false;
       let firstAfter = 0;
@@ -361,7 +366,7 @@ async function failover(): Promise<void> {
       leader = standby;
       standby = next;
     }
-    console.log(`3. failover (SIGKILL of the leader to the first order acknowledged by the new leader, STANDBY_LOCK_POLL_MS=50), 5 rounds: ${times.map((t) => Math.round(t)).join(', ')} ms; p50 ${Math.round(pct(times, 50))} ms, max ${Math.round(Math.max(...times))} ms`);
+    console.log(`3. failover (SIGKILL of the leader to the first order acknowledged by the new leader, STANDBY_LOCK_POLL_MS=50), ${rounds} rounds: ${times.map((t) => Math.round(t)).join(', ')} ms; p50 ${Math.round(pct(times, 50))} ms, max ${Math.round(Math.max(...times))} ms`);
   } finally {
     leader.child.kill('SIGKILL');
     standby.child.kill('SIGKILL');

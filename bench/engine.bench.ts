@@ -32,6 +32,7 @@ import { DuplicateSubmission } from '../src/commands/duplicate-submission.ts';
 import { RECENT_ORDERS } from '../src/projections/orders/order-store.ts';
 import { nextTime, uuid } from './command-strings.ts';
 import { MID, prefill, provisioning, session, workload, type Session } from './engine/workload.ts';
+import { quick, setting } from './quick.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
@@ -300,8 +301,7 @@ function memoryUsed(): { heap: number; buffers: number } {
 }
 
 // BENCH_QUICK=1: every part once, small (the test of every benchmark, test/bench/quick.spec.ts).
-const QUICK = process.env['BENCH_QUICK'] === '1';
-const COMMANDS = Number(process.env['BENCH_COMMANDS'] ?? (QUICK ? 20_000 : 300_000));
+const COMMANDS = setting('BENCH_COMMANDS', 300_000, 20_000);
 const PEER = process.env['BENCH_PEER'] !== '0';
 const WINDOW = process.env['BENCH_WINDOW'] !== '0';
 // For quick A/B runs on a noisy machine: BENCH_MIX=base skips the extensions mix, BENCH_MEMORY=0 the
@@ -435,7 +435,7 @@ if (one >= 0) {
 } else {
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
   console.log(`engine benchmark: node ${process.version}, ${COMMANDS} mixed commands per size (60% submit, ~10% of them crossing; 30% cancel; 10% amend)`);
-  for (const size of sizes.length > 0 ? sizes : QUICK ? [1_000] : [1_000, 100_000, 1_000_000]) {
+  for (const size of sizes.length > 0 ? sizes : quick([1_000, 100_000, 1_000_000], [1_000])) {
     const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', new URL(import.meta.url).pathname, '--one', String(size)], { stdio: 'inherit', env: process.env });
     if (child.status !== 0) process.exit(child.status ?? 1);
   }

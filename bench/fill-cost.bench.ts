@@ -7,12 +7,14 @@
 //
 //   npm run bench:fill-cost
 //   BENCH_CYCLES=50000 npm run bench:fill-cost
+//   BENCH_QUICK=1 npm run bench:fill-cost   (3,000 takers per K and a short warm-up: a check that it runs, bench/quick.ts)
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { Exchange } from '../src/commands/exchange.ts';
 import type { Command } from '../src/commands/types.ts';
 import { nextTime, uuid } from './command-strings.ts';
+import { quick, setting } from './quick.ts';
 
-const CYCLES = Number(process.env['BENCH_CYCLES'] ?? 100_000);
+const CYCLES = setting('BENCH_CYCLES', 100_000, 3_000);
 const MARKETS = 10;
 const MID = 100_000;
 
@@ -70,7 +72,7 @@ function run(k: number, cycles: number): Run {
 const ROUNDS = 3;
 const KS = [1, 2, 4, 8];
 console.log(`fill cost: node ${process.version}, ${CYCLES.toLocaleString('en-US')} takers per K in ${ROUNDS} rounds (each K once a round, after a warm-up), each taker after its K makers`);
-run(2, 10_000); // warm-up: the compiler's first tiers, not measured
+run(2, quick(10_000, 1_000)); // warm-up: the compiler's first tiers, not measured
 const rounds = new Map<number, Run[]>(KS.map((k) => [k, []]));
 for (let r = 0; r < ROUNDS; r++) for (const k of KS) rounds.get(k)?.push(run(k, Math.ceil(CYCLES / ROUNDS)));
 const median = (values: number[]): number => {

@@ -12,7 +12,8 @@
 // orders without deciding them (what the HTTP path costs on its own, see stubEngine). With
 // BENCH_SCRAPE_ROUNDS=N it also measures the full server scraped at GET /metrics every BENCH_SCRAPE_MS
 // (1000) against fresh unscraped runs of the same run, and prints that ratio (the /metrics goal: at
-// most 2% lower). Never passes or fails on time.
+// most 2% lower). Never passes or fails on time. BENCH_QUICK=1 (bench/quick.ts): the standard pair once,
+// 10 connections and 20 traders, 1 s after a 1 s warm-up (a check that it runs; the variants stay opt-in).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -20,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { prng } from '../replay/prng.ts';
+import { setting } from './quick.ts';
 
 interface CannonResult {
   requests: { average: number; total: number };
@@ -38,10 +40,10 @@ interface CannonRequest {
 }
 type Cannon = (options: { url: string; connections: number; duration: number; pipelining: number; requests: CannonRequest[] }) => Promise<CannonResult>;
 
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 100);
-const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
-const WARMUP = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 3);
-const TRADERS = Number(process.env['BENCH_TRADERS'] ?? 200);
+const CONNECTIONS = setting('BENCH_CONNECTIONS', 100, 10);
+const DURATION = setting('BENCH_SECONDS', 10, 1);
+const WARMUP = setting('BENCH_WARMUP_SECONDS', 3, 1);
+const TRADERS = setting('BENCH_TRADERS', 200, 20);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
 /** 1 (HTTP/1.1 without pipelining) for the standard runs; BENCH_PIPELINING adds a pair with this many. */
 const PIPELINING = Number(process.env['BENCH_PIPELINING'] ?? 1);

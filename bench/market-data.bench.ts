@@ -14,19 +14,23 @@
 // BENCH_PIN=1 (Linux, taskset) puts the server's main process and the order loops on CPU 0 and the
 // fan-out child and the watchers on CPU 1, so what watching costs the matching thread is seen apart
 // from what it costs the machine.
+//
+// BENCH_QUICK=1 (bench/quick.ts): each kind of population above with 100 watchers, 0.5 s per
+// measurement, 0.1-0.2 s for the watchers to settle: a check that it runs.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { WebSocket } from 'ws';
 import { openRawWs } from './raw-ws-client.ts';
+import { quick, setting, textSetting } from './quick.ts';
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 6);
+const SECONDS = setting('BENCH_SECONDS', 6, 0.5);
 const LOOPS = 16;
 const MARKET = 'BENCH-USD';
 const ADMIN_TOKEN = 'bench-admin-token';
 type WatcherKind = 'l3' | 'l3batch' | 'conflated' | 'l3raw' | 'l3batchraw' | 'conflatedraw';
-const SCENARIOS = (process.env['BENCH_WATCHERS'] ?? 'none:0,l3:1000,l3raw:1000,l3batchraw:1000,l3:3000,l3raw:3000,conflated:3000,conflated:10000,conflatedraw:10000').split(',').map((s) => {
+const SCENARIOS = textSetting('BENCH_WATCHERS', 'none:0,l3:1000,l3raw:1000,l3batchraw:1000,l3:3000,l3raw:3000,conflated:3000,conflated:10000,conflatedraw:10000', 'none:0,l3:100,l3raw:100,l3batchraw:100,conflated:100,conflatedraw:100').split(',').map((s) => {
   const [kind, count] = s.split(':') as [string, string];
   return { kind: kind as 'none' | WatcherKind, count: Number(count) };
 });
@@ -119,7 +123,7 @@ async function watch(url: string, kind: WatcherKind, count: number): Promise<voi
     closers.push(() => ws.terminate());
   };
   for (let i = 0; i < count; i += 100) await Promise.all(Array.from({ length: Math.min(100, count - i) }, open));
-  await sleep(500);
+  await sleep(quick(500, 100));
   process.send?.({ ready: closers.length });
   process.on('message', (m: string) => {
     if (m === 'mark') process.send?.({ ...counts });
@@ -206,6 +210,7 @@ async function runMode(mode: string): Promise<void> {
   for (let i = 0; i < LOOPS; i++) keys.push(((await admin(url, '/api/v1/admin/users', { username: `md-bench-${i}` })) as { profile: { api_key: string } }).profile.api_key);
   console.log(`WS_FANOUT=${mode}${PIN ? ' (pinned: server and order loops on CPU 0, fan-out child and watchers on CPU 1)' : ''}`);
   let reference: number | null = null;
+  const settleMs = quick(1000, 200);
   for (const scenario of SCENARIOS) {
     let watchers: ChildProcess | null = null;
     if (scenario.kind !== 'none' && scenario.count > 0) {
@@ -214,7 +219,7 @@ async function runMode(mode: string): Promise<void> {
       const { ready } = await nextMessage<{ ready: number }>(watchers);
       if (ready !== scenario.count) throw new Error(`only ${ready} of ${scenario.count} watchers connected`);
     }
-    await sleep(1000);
+    await sleep(settleMs);
     const none = { frames: 0, deltas: 0, resyncs: 0 };
     const before = watchers === null ? none : await mark(watchers);
     const load = loadavg()[0] as number;
@@ -237,7 +242,7 @@ async function runMode(mode: string): Promise<void> {
       watchers.send('stop');
       await new Promise((r) => watchers.once('exit', r));
     }
-    await sleep(1000);
+    await sleep(settleMs);
   }
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));

@@ -2,7 +2,8 @@
 // before choosing one (migration 005 is the choice). The same events, encoded once up front (so only the database's work
 // is timed), are COPYed into fresh tables of each layout in transactions of 1,024 rows, as the batch
 // writer does. Prints events/s per layout and the ratio to today's layout in the same run.
-// BENCH_PG_EVENTS sets how many events (default 300000).
+// BENCH_PG_EVENTS sets how many events (default 300000); BENCH_QUICK=1 (bench/quick.ts) 5,000, every
+// layout still measured: a check that it runs.
 import os from 'node:os';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
@@ -16,8 +17,9 @@ import { AdmissionClock } from '../src/server/clock.ts';
 import { copyEscape } from '../src/server/persistence/postgres/copy-text.ts';
 import { createDatabase, dropDatabase, postgresUnavailable } from '../test/support/postgres.ts';
 import { RandomSession, type Build } from '../test/postgres/support/random-session.ts';
+import { setting } from './quick.ts';
 
-const EVENTS = Number(process.env['BENCH_PG_EVENTS'] ?? 300_000);
+const EVENTS = setting('BENCH_PG_EVENTS', 300_000, 5_000);
 const BATCH = 1024;
 
 // What the jsonb column of migrations 001-004 received: the data with NUL and lone surrogates as U+FFFD.

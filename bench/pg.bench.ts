@@ -6,6 +6,8 @@
 //     one thread), startup time with a snapshot near the head, and
 //     how long takeSnapshot blocks trading on that state (the old way) against the snapshotter's worker.
 // BENCH_PG_EVENTS sets the log length (default 300000); BENCH_PG_SECONDS the HTTP run (default 10).
+// BENCH_QUICK=1 (bench/quick.ts): every part at 5,000 events (200 by INSERT), the HTTP run 1 s, the
+// timer's references 0.3 s each: a check that it runs.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -26,6 +28,7 @@ import { createDatabase, dropDatabase, postgresUnavailable } from '../test/suppo
 import { openInstance, pgConfig } from '../test/postgres/support/harness.ts';
 import { RandomSession, type Build } from '../test/postgres/support/random-session.ts';
 import { call, PROCESS_ADMIN_TOKEN, spawnServer } from '../test/postgres/support/server-process.ts';
+import { quick, setting } from './quick.ts';
 
 // autocannon ships no types; this is the part used here.
 interface CannonRequest {
@@ -42,9 +45,9 @@ interface CannonResult {
 type Cannon = (options: { url: string; connections: number; duration: number; requests: CannonRequest[] }) => Promise<CannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
 
-const EVENTS = Number(process.env['BENCH_PG_EVENTS'] ?? 300_000);
-const HTTP_SECONDS = Number(process.env['BENCH_PG_SECONDS'] ?? 10);
-const NAIVE_EVENTS = 5_000;
+const EVENTS = setting('BENCH_PG_EVENTS', 300_000, 5_000);
+const HTTP_SECONDS = setting('BENCH_PG_SECONDS', 10, 1);
+const NAIVE_EVENTS = quick(5_000, 200);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -214,8 +217,9 @@ async function main(): Promise<void> {
     // timer with nothing else to do (the machine's own jitter, and any garbage collection left from
     // the measurements above), and with another thread merely burning a core (what any busy worker
     // costs on 2 cores).
-    const idleGap = await worstTimerGap(() => new Promise((resolve) => setTimeout(resolve, 4000)));
-    const busyGap = await worstTimerGap(() => new Promise((resolve) => new Worker('const end = Date.now() + 4000; while (Date.now() < end);', { eval: true }).once('exit', resolve)));
+    const referenceMs = quick(4000, 300);
+    const idleGap = await worstTimerGap(() => new Promise((resolve) => setTimeout(resolve, referenceMs)));
+    const busyGap = await worstTimerGap(() => new Promise((resolve) => new Worker(`const end = Date.now() + ${referenceMs}; while (Date.now() < end);`, { eval: true }).once('exit', resolve)));
     const taking = full.persistence.snapshotter.snapshotNow();
     const gap = await worstTimerGap(() => taking);
     const done: SnapshotFigures = await taking;

@@ -5,7 +5,7 @@
 //
 //   npm run bench:practice                   (1,000,000 events)
 //   BENCH_EVENTS=200000 npm run bench:practice
-//   BENCH_QUICK=1 npm run bench:practice     (20,000 events, a few seconds)
+//   BENCH_QUICK=1 npm run bench:practice     (20,000 events, a few seconds: a check that it runs, bench/quick.ts)
 //
 // The parent writes the log; `replay state` and the practice CLI each run in a process of their own
 // that holds only what it measures, one after the other.
@@ -21,9 +21,9 @@ import type { EventLog } from '../src/events/event-log.ts';
 import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
 import type { ExchangeEvent } from '../src/events/types.ts';
 import { SessionGenerator } from '../replay/session-generator.ts';
+import { setting } from './quick.ts';
 
-const QUICK = process.env['BENCH_QUICK'] === '1';
-const EVENTS = Number(process.env['BENCH_EVENTS'] ?? (QUICK ? 20_000 : 1_000_000));
+const EVENTS = setting('BENCH_EVENTS', 1_000_000, 20_000);
 const PRACTICE = new URL('../practice/cli.ts', import.meta.url).pathname;
 
 /** Writes each generated event with its chain hash as it is appended, keeping none of them. */

@@ -4,6 +4,7 @@
 //
 //   npm run bench:replay                 (1,000,000 events)
 //   BENCH_EVENTS=200000 npm run bench:replay
+//   BENCH_QUICK=1 npm run bench:replay   (5,000 events, every part: a check that it runs, bench/quick.ts)
 //
 // The parent generates the log and loads the database; a child process measures, holding only what it
 // measures.
@@ -27,8 +28,9 @@ import { streamStoredEvents } from '../src/server/persistence/postgres/event-str
 import { rebuild, REPLAY_STATE } from '../replay/rebuild.ts';
 import { SessionGenerator } from '../replay/session-generator.ts';
 import { stateHash } from '../src/projections/state-hash.ts';
+import { setting } from './quick.ts';
 
-const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
+const EVENTS = setting('BENCH_EVENTS', 1_000_000, 5_000);
 const BASE_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Collects the generated events with their chain hashes, without keeping them in memory twice. */

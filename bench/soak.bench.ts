@@ -19,8 +19,8 @@
 // and the unpaged list) for the crossing traders, GET /api/v1/orders/{id} p50/p99 of orders only the
 // history holds, then kills the server with SIGKILL, starts it again
 // on the same database and times /health's first 200 and the first order accepted, with the recovery
-// line's figures. A server that dies or a restart that fails is reported, not thrown. Never passes or
-// fails on time.
+// line's figures. A server that dies or a restart that fails is reported, not thrown, and the bench
+// exits with 1. Never passes or fails on time.
 //
 // Environment (defaults in brackets):
 //   BENCH_EVENTS [2000000]   events in the log when the load stops, setup included
@@ -35,6 +35,9 @@
 //   BENCH_RESTART_TIMEOUT_S [300]   a restart not answering /health by then is reported as hung
 //   BENCH_SERVER_ENV         extra server settings, `NAME=VALUE NAME=VALUE` (printed); none by default
 //   BENCH_KEEP_DB=1          keep the database (its URL is printed); DATABASE_URL names the server
+//   BENCH_QUICK=1            every part, small (bench/quick.ts): 10,000 events, 20 traders, 1,000 resting,
+//                            8 loops for 4 crossers, 3 samples, 20 requests a variant, a snapshot every
+//                            2,500 events (BENCH_SERVER_ENV), so the restart loads one: a check that it runs
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
@@ -43,6 +46,7 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import pg from 'pg';
 import { createDatabase, dropDatabase } from '../test/support/postgres.ts';
+import { setting, textSetting } from './quick.ts';
 
 /** What the server entry answers to a memory question, after a full GC. */
 interface Memory {
@@ -74,20 +78,19 @@ if (process.argv[2] === 'server') {
 }
 
 async function driver(): Promise<void> {
-  const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
-  const EVENTS = num('BENCH_EVENTS', 2_000_000);
-  const TRADERS = num('BENCH_TRADERS', 200);
-  const RESTING = num('BENCH_RESTING', 100_000);
-  const MARKETS = num('BENCH_MARKETS', 4);
-  const LOOPS = num('BENCH_LOOPS', 32);
-  const CROSSERS = Math.min(num('BENCH_CROSSERS', 8), TRADERS);
-  const SAMPLES = num('BENCH_SAMPLES', 10);
-  const WARMUP = num('BENCH_WARMUP', 0.2);
-  const FILLS_REQUESTS = num('BENCH_FILLS_REQUESTS', 300);
-  const FILLS_SECONDS = num('BENCH_FILLS_SECONDS', 60);
-  const RESTART_TIMEOUT_MS = num('BENCH_RESTART_TIMEOUT_S', 300) * 1000;
+  const EVENTS = setting('BENCH_EVENTS', 2_000_000, 10_000);
+  const TRADERS = setting('BENCH_TRADERS', 200, 20);
+  const RESTING = setting('BENCH_RESTING', 100_000, 1_000);
+  const MARKETS = setting('BENCH_MARKETS', 4, 4);
+  const LOOPS = setting('BENCH_LOOPS', 32, 8);
+  const CROSSERS = Math.min(setting('BENCH_CROSSERS', 8, 4), TRADERS);
+  const SAMPLES = setting('BENCH_SAMPLES', 10, 3);
+  const WARMUP = setting('BENCH_WARMUP', 0.2, 0.2);
+  const FILLS_REQUESTS = setting('BENCH_FILLS_REQUESTS', 300, 20);
+  const FILLS_SECONDS = setting('BENCH_FILLS_SECONDS', 60, 5);
+  const RESTART_TIMEOUT_MS = setting('BENCH_RESTART_TIMEOUT_S', 300, 60) * 1000;
   const KEEP_DB = process.env['BENCH_KEEP_DB'] === '1';
-  const EXTRA_ENV = Object.fromEntries((process.env['BENCH_SERVER_ENV'] ?? '').split(/\s+/).filter((p) => p.includes('=')).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+  const EXTRA_ENV = Object.fromEntries(textSetting('BENCH_SERVER_ENV', '', 'SNAPSHOT_EVERY_EVENTS=2500').split(/\s+/).filter((p) => p.includes('=')).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
   const ADMIN = 'bench-soak-admin-token';
   const CROSS_PRICE = 1000;
   const perSide = Math.ceil(RESTING / (TRADERS * MARKETS * 2));
@@ -291,7 +294,11 @@ async function driver(): Promise<void> {
 
     let server = startServer('server');
     const upAt = await waitUp(server, RESTART_TIMEOUT_MS);
-    if (upAt === null) return report(server, 'the server did not start');
+    if (upAt === null) {
+      report(server, 'the server did not start');
+      process.exitCode = 1;
+      return;
+    }
 
     // ---- setup ----
     const markets = Array.from({ length: MARKETS }, (_, i) => `SOAK${i}-USD`);
@@ -507,6 +514,7 @@ async function driver(): Promise<void> {
     console.log(`   recovery: ${rec === undefined ? 'not logged' : JSON.stringify(rec, ['seq', 'snapshot_seq', 'folded', 'snapshot_ms', 'fold_ms'])}, 'state recovered' ${String(server.lines.get('state recovered')?.['ms'])} ms`);
     if (health === null) {
       report(server, `RESTART FAILED after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      process.exitCode = 1;
       return;
     }
     let accepted = NaN;

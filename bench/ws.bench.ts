@@ -22,6 +22,10 @@
 // how late it delivers is what the kernel and the subscribers cost; the exchange's fan-out cannot beat it.
 // A fan-out line of the same scenario prints its p99 and its writer's CPU per delta against the floor's.
 //
+// BENCH_QUICK=1 (bench/quick.ts): every part in both modes, 0.5 s per measurement,
+// fan-out and floor with 100 subscribers over 10 markets at 500 deltas/s (`ws` and raw clients), the
+// flood against the default abuse settings for 3 s (long enough to be closed): a check that it runs.
+//
 // The server (and the echo server) run on the main thread; load generators run in worker threads so
 // the server has a core of its own on the 2-core machine (with WS_FANOUT=process the sockets are the
 // server's child process's). Latency uses performance.timeOrigin +
@@ -40,6 +44,7 @@ import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { openRawWs } from './raw-ws-client.ts';
 import { textFrameHeader } from '../src/server/ws/wire-frame.ts';
+import { quick, setting, textSetting } from './quick.ts';
 
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -566,17 +571,17 @@ async function fairness(seconds: number, mode: string): Promise<void> {
     `  p99 ratio ${(quantile(flooded.latencies, 0.99) / quantile(alone.latencies, 0.99)).toFixed(2)}x (goal <= 1.5x), p50 ratio ${(quantile(flooded.latencies, 0.5) / quantile(alone.latencies, 0.5)).toFixed(2)}x; ` +
       `flooder (4 connections x ${window} in flight): ${(f.acked / f.seconds).toFixed(1)} accepted/s (budget ${rate}), ${(f.rejects / f.seconds).toFixed(0)} refused/s`,
   );
-  // With every default, the flood is closed after WS_ABUSE_SECONDS.
+  // With every default, the flood is closed after WS_ABUSE_SECONDS (about 2.1 s after it starts).
   const strict = await startServer(loadConfig(env), createLogger('silent'));
   const [strictKey] = await provision(strict, 1, ['STRICT-USD']);
-  const s = await runWorker<{ acked: number; rejects: number; seconds: number; closedAfter: number[] }>({ ...floodJob, url: strict.wsUrl, key: strictKey as string, market: 'STRICT-USD', seconds: 6 });
+  const s = await runWorker<{ acked: number; rejects: number; seconds: number; closedAfter: number[] }>({ ...floodJob, url: strict.wsUrl, key: strictKey as string, market: 'STRICT-USD', seconds: quick(6, 3) });
   await strict.close();
   console.log(`  with the default WS_ABUSE_* settings the flooder's connections were closed (1008) after ${s.closedAfter.map((t) => (t < 0 ? `code ${-t}` : `${t.toFixed(2)} s`)).join(', ')}`);
 }
 
 async function main(): Promise<void> {
-  const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
-  const floors = process.env['BENCH_FANOUT_FLOOR'] ?? '1000:10:2000,1000:10:2000:raw';
+  const seconds = setting('BENCH_SECONDS', 4, 0.5);
+  const floors = textSetting('BENCH_FANOUT_FLOOR', '1000:10:2000,1000:10:2000:raw', '100:10:500,100:10:500:raw');
   if (floors !== '0') {
     for (const [i, s] of floors.split(',').entries()) {
       const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
@@ -638,9 +643,10 @@ async function runMode(mode: string, seconds: number): Promise<void> {
   }
   await echo.close();
 
-  if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(Number(process.env['BENCH_FAIR_SECONDS'] ?? 5), mode);
+  if (process.env['BENCH_FAIRNESS'] !== '0') await fairness(setting('BENCH_FAIR_SECONDS', 5, 0.5), mode);
 
-  const scenarios = process.env['BENCH_FANOUT'] === '0' ? [] : (process.env['BENCH_FANOUT'] ?? '1000:100:2000,1000:10:2000,1000:10:2000:raw,1000:1:200,1000:1:2000').split(',');
+  const fanouts = textSetting('BENCH_FANOUT', '1000:100:2000,1000:10:2000,1000:10:2000:raw,1000:1:200,1000:1:2000', '100:10:500,100:10:500:raw');
+  const scenarios = fanouts === '0' ? [] : fanouts.split(',');
   for (const [i, s] of scenarios.entries()) {
     const [subs, marketCount, rate] = s.split(':').map(Number) as [number, number, number];
     await fanOut(server, `${mode[0] as string}${i}`, subs, marketCount, rate, seconds, s.endsWith(':raw'));
