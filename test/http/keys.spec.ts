@@ -3,19 +3,14 @@
 // revokes keys; rotation without downtime; expiry; revocation closing that key's sessions alone; only
 // hashes of secrets in the log; when each key was last used.
 import { expect } from 'chai';
+import type { z } from 'zod';
+import type { ApiKeySchema } from '../../src/server/http/response-schemas.ts';
 import { WsTestClient } from '../ws/support/ws-test-client.ts';
+import { until } from '../support/until.ts';
 import { Client, expectError, TIMESTAMP, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
-interface KeyBody {
-  readonly key_id: string;
-  readonly scope: 'trade' | 'read';
-  readonly label: string | null;
-  readonly created_at: string;
-  readonly expires_at: string | null;
-  readonly last_used_at: string | null;
-  readonly primary: boolean;
-}
+type KeyBody = z.infer<typeof ApiKeySchema>;
 
 interface Issued {
   readonly key: KeyBody;
@@ -26,13 +21,6 @@ function closedOf(ws: WsTestClient): Promise<{ code: number; reason: string }> {
   return new Promise((resolve) => ws.ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('HTTP API keys with scopes', function () {
   this.timeout(30_000);
