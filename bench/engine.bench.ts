@@ -19,7 +19,8 @@
 // PostgreSQL server keeps it (the window of the 8,192 most recently finished orders; a log that keeps
 // nothing, the writer's batches having left the process), and given to nodejs-order-book 10.1.1 in a
 // process of its own (bench/engine/peer-order-book.ts): the exchange's rate against the best JavaScript
-// order book's. BENCH_WINDOW=0 and BENCH_PEER=0 leave those out.
+// order book's. BENCH_WINDOW=0 and BENCH_PEER=0 leave those out. After each mix, the same mix with fees
+// and limits set on every market (withRules): its rate against the mix without them, in the same process.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -55,7 +56,14 @@ class DiscardingLog implements EventLog {
  */
 type Keeping = 'memory' | 'window' | 'state';
 
-function setup(resting: number, keeping: Keeping): Setup {
+/**
+ * The competition rules set on every market (competition-rules.md): a maker rebate and a taker fee, a
+ * position limit and a cap on open orders, each bound checked on every order, none binding in the
+ * workload (a trader keeps ~400 resting per side per market).
+ */
+const RULES = { maker_fee_bps: -1, taker_fee_bps: 3, position_limit: 5000, max_open_orders: 2000 };
+
+function setup(resting: number, keeping: Keeping, rules = false): Setup {
   // The ring of recent deltas as the server sizes it by default (max(WS_BROADCAST_BUFFER, 1024)).
   const exchange = new Exchange(
     keeping === 'memory' ? { deltaRing: 1024, recentOrders: Number.POSITIVE_INFINITY } : keeping === 'state' ? { deltaRing: 1024, recentOrders: Number.POSITIVE_INFINITY, log: new DiscardingLog() } : { deltaRing: 1024, log: new DiscardingLog() },
@@ -66,8 +74,54 @@ function setup(resting: number, keeping: Keeping): Setup {
   exchange.state.privateFeed.events$.subscribe(() => {});
   const s: Setup = { exchange, ...session(resting) };
   for (const command of provisioning(s)) exchange.execute(command);
+  if (rules) for (const m of exchange.state.markets.list()) exchange.execute({ type: 'PatchMarket', time: nextTime(), market_id: m.market_id, changes: RULES });
   for (const command of prefill(s, resting)) exchange.execute(command);
   return s;
+}
+
+/**
+ * The same mix with RULES on every market against it without them, each on a fresh book of the same
+ * size, run in alternating slices of 2,000 commands (ABBA), so that both meet the same moments of a
+ * shared machine: the median of the slices' rate ratios is the cost of the rules (a slice the machine
+ * slowed moves the median little; the totals it moves a lot).
+ */
+function withRules(size: number, mix: 'base' | 'extensions'): void {
+  const books = [setup(size, 'memory'), setup(size, 'memory', true)];
+  const runs = books.map((b) => {
+    tryEach(b, workload(b, Math.min(50_000, COMMANDS), mix === 'base' ? 99 : 98, mix));
+    return workload(b, COMMANDS, size, mix);
+  });
+  gc();
+  const SLICE = 2_000;
+  const totals = [0, 0];
+  const ratios: number[] = [];
+  for (let from = 0, turn = 0; from < COMMANDS; from += SLICE, turn++) {
+    const took = [0, 0];
+    for (const side of turn % 2 === 0 ? [0, 1] : [1, 0]) {
+      const start = process.hrtime.bigint();
+      tryEach(books[side] as Setup, (runs[side] as Command[]).slice(from, from + SLICE));
+      took[side] = Number(process.hrtime.bigint() - start) / 1e9;
+      totals[side] = (totals[side] as number) + (took[side] as number);
+    }
+    ratios.push((took[0] as number) / (took[1] as number));
+  }
+  const median = Float64Array.from(ratios).sort()[ratios.length >> 1] as number;
+  console.log(
+    `  ${mix} mix with fees and limits on every market ${JSON.stringify(RULES)}, alternating with it without them: ` +
+      `${Math.round(COMMANDS / (totals[1] as number)).toLocaleString('en-US')} vs ${Math.round(COMMANDS / (totals[0] as number)).toLocaleString('en-US')} commands/s; ` +
+      `with/without, median of ${ratios.length} slices ${median.toFixed(3)}`,
+  );
+}
+
+/** Runs commands as runEngine does, untimed (refusals and repeated client order ids are answers). */
+function tryEach(s: Setup, commands: readonly Command[]): void {
+  for (const c of commands) {
+    try {
+      s.exchange.tryExecute(c);
+    } catch (err) {
+      if (!(err instanceof DuplicateSubmission)) throw err;
+    }
+  }
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -361,9 +415,11 @@ async function measure(size: number): Promise<void> {
     `  machine's tail: ${COMMANDS.toLocaleString('en-US')} iterations of fixed work sized to the run's median, timed as the commands are: p50 ${floor.p50.toFixed(2)} µs  p99 ${floor.p99.toFixed(2)} µs  p99.9 ${floor.p999.toFixed(2)} µs; ` +
       `${(100 * floor.overGoal).toFixed(3)}% over 20 µs (above 0.1%, the machine alone keeps this run's p99.9 over the goal)`,
   );
+  s = null;
+  gc();
+  withRules(size, 'base');
   if (BASE_ONLY) return;
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
-  s = null;
   gc();
   const x = setup(size, 'memory');
   await runEngine(x, workload(x, Math.min(50_000, COMMANDS), 98, 'extensions'));
@@ -371,6 +427,7 @@ async function measure(size: number): Promise<void> {
   gc();
   const rx = await runEngine(x, extensionCommands);
   report(size, 'extensions mix', rx, reference, `extensions/base ${(rx.perSecond / r.perSecond).toFixed(2)} | remembered client order ids ${x.exchange.state.books.clientIdCount.toLocaleString('en-US')}, ${clientIdBytes().toFixed(0)} B each`);
+  withRules(size, 'extensions');
 }
 
 /**

@@ -1,7 +1,9 @@
 // Publishing a round (`replay export --anonymize`): the log rewritten so that a team may have it. Traders
 // are renamed team-001, team-002, … in the order the log creates them, their ids likewise, everywhere a
 // trader is named (orders, fills, cancels, messages' targets, schedules, bulk provisioning, frozen
-// standings); no key material is left (each key hash becomes a placeholder no key hashes to); client
+// standings); no key material is left (each key hash becomes a placeholder no key hashes to, the same
+// hash the same placeholder, and a key's id is the placeholder's: a revocation names the key it names in
+// the source; a key's label, which a team may have written, becomes "key N"); client
 // order ids, which bots often fill with names, become a keyed hash (one random key per export: the same
 // id of the same trader stays the same id, and nothing maps back). Operator message texts are kept as
 // written. The chain is the new log's own, so it verifies (and audits, and proves) as any log does.
@@ -13,6 +15,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../src/events/canonical.ts';
 import { chainHash, GENESIS_HASH } from '../src/events/hash.ts';
 import type { RecordedEvent } from '../src/events/upcasters/upcast.ts';
+import { keyIdOf } from '../src/projections/api-keys.ts';
 import { byStanding } from '../src/projections/leaderboard.ts';
 import { Progress } from './progress.ts';
 import { VerifiedLog, type LogSourceOptions } from './verified-log.ts';
@@ -30,7 +33,10 @@ export class Anonymizer {
   private readonly byId = new Map<string, Team>();
   private readonly byName = new Map<string, Team>();
   private readonly cidKey = randomBytes(32);
-  private keys = 0;
+  /** Each key hash of the source, its placeholder; each key id, the placeholder's key id. */
+  private readonly keyHashes = new Map<string, string>();
+  private readonly keyIds = new Map<string, string>();
+  private labels = 0;
   private previousHash = GENESIS_HASH;
 
   /** Notes the traders an event creates (the first read, in log order). */
@@ -52,6 +58,7 @@ export class Anonymizer {
     const rewritten = this.rewrite(event, '', null) as Record<string, unknown> & { seq: number; type: string; data: Record<string, unknown> };
     if (rewritten.type === 'LeaderboardFrozen') this.refreeze(rewritten);
     if (rewritten.type === 'ScheduledActionFailed') this.refail(rewritten);
+    if (rewritten.type === 'ApiKeyIssued') this.relabel(rewritten.data);
     this.previousHash = chainHash(this.previousHash, rewritten as unknown as RecordedEvent);
     return canonicalJson({ ...rewritten, hash: this.previousHash });
   }
@@ -61,7 +68,9 @@ export class Anonymizer {
     if (typeof value === 'string') {
       if (TRADER_ID_FIELDS.has(key)) return this.byId.get(value)?.traderId ?? value;
       if (USERNAME_FIELDS.has(key)) return this.byName.get(value)?.username ?? value;
-      if (key === 'api_key_hash') return (++this.keys).toString(16).padStart(64, '0');
+      if (key === 'api_key_hash') return this.keyHash(value);
+      // An issue's id is set from its new hash (relabel): its members may come in either order.
+      if (key === 'key_id') return this.keyIds.get(value) ?? value;
       if (key === 'client_order_id') return createHmac('sha256', this.cidKey).update(`${traderId ?? ''}\n${value}`).digest('base64url').slice(0, 22);
       return value;
     }
@@ -72,6 +81,24 @@ export class Anonymizer {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(record)) out[k] = this.rewrite(v, k, owner);
     return out;
+  }
+
+  private keyHash(hash: string): string {
+    let placeholder = this.keyHashes.get(hash);
+    if (placeholder === undefined) {
+      // Numbered in both halves: a key's id is the first half (keyIdOf), and ids must differ.
+      const n = (this.keyHashes.size + 1).toString(16).padStart(32, '0');
+      placeholder = n + n;
+      this.keyHashes.set(hash, placeholder);
+      this.keyIds.set(keyIdOf(hash), keyIdOf(placeholder));
+    }
+    return placeholder;
+  }
+
+  // An issued key: its id is its placeholder's, its label no team's words.
+  private relabel(data: Record<string, unknown>): void {
+    data['key_id'] = keyIdOf(data['api_key_hash'] as string);
+    if (data['label'] !== null) data['label'] = `key ${++this.labels}`;
   }
 
   // Frozen standings: ranked again under the new names (ties go by username, as the leaderboard ranks

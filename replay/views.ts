@@ -16,17 +16,18 @@ export function rows(state: ExchangeState, history: HistoryIndex, view: View): R
     case 'open-orders':
       return traders.flatMap((t) => state.books.openOrders(t.trader_id).map((o) => ({ username: t.username, ...o })));
     case 'fills': {
-      // Each fill once, with both sides named.
-      const seen = new Set<string>();
-      const out: Record<string, unknown>[] = [];
+      // Each fill once, with both sides named and each side's fee (a fill between one trader's own
+      // orders shows both sides' fees together as the taker's, as the API shows it to that trader).
+      const byId = new Map<string, Record<string, unknown>>();
       for (const t of traders) {
         for (const f of history.fills.of(t.trader_id)) {
-          if (seen.has(f.fill_id)) continue;
-          seen.add(f.fill_id);
-          out.push({ ...f });
+          const { fee, liquidity, ...fill } = f;
+          const row = byId.get(f.fill_id) ?? { ...fill, maker_fee: 0, taker_fee: 0 };
+          row[liquidity === 'maker' ? 'maker_fee' : 'taker_fee'] = fee;
+          byId.set(f.fill_id, row);
         }
       }
-      return out.sort((a, b) => (String(a['occurred_at']) + String(a['fill_id']) < String(b['occurred_at']) + String(b['fill_id']) ? -1 : 1));
+      return [...byId.values()].sort((a, b) => (String(a['occurred_at']) + String(a['fill_id']) < String(b['occurred_at']) + String(b['fill_id']) ? -1 : 1));
     }
     case 'markets':
       return state.markets.list().map((m) => ({ ...m }));

@@ -188,7 +188,7 @@ const LAYERS: readonly (readonly [string, readonly string[]])[] = [
   ['the core: projections', ['src/projections/']],
   ['the core: commands', ['src/commands/']],
   ['foundations: config, clock, logger, client addresses', ['src/server/config.ts', 'src/server/clock.ts', 'src/server/logger.ts', 'src/server/client-address/']],
-  ['the service: admission, persistence, history, practice', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/', 'src/server/practice/']],
+  ['the service: admission, persistence, history, practice, key usage', ['src/server/service.ts', 'src/server/admission/', 'src/server/persistence/', 'src/server/history/', 'src/server/practice/', 'src/server/keys/']],
   ['cluster mode', ['src/server/replication/']],
   ['the doors: HTTP, WebSocket, feeds, fan-out, operations', ['src/server/context.ts', 'src/server/http/', 'src/server/ws/', 'src/server/feeds/', 'src/server/fanout/', 'src/server/operations/']],
   ['the composition root', ['src/server/']],
@@ -252,7 +252,7 @@ describe('architecture: the layers of src/ point one way', () => {
       ['src/server/http/z.ts', ['src/server/ws/connection.ts', 'src/server/service.ts']],
     ]);
     expect(upwardImports(graph, () => true)).to.deep.equal([
-      'src/server/persistence/x.ts (the service: admission, persistence, history, practice) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
+      'src/server/persistence/x.ts (the service: admission, persistence, history, practice, key usage) imports src/server/ws/gateway.ts (the doors: HTTP, WebSocket, feeds, fan-out, operations)',
       'src/projections/y.ts imports replay/cli.ts, outside src/',
     ]);
   });

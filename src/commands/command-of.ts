@@ -76,5 +76,9 @@ export function commandOf(e: ExchangeEvent): Command {
       return { type: 'RunScheduledAction', time, entry_id: e.data.schedule_entry, message_id: NO_MESSAGE };
     case 'LeaderboardFrozen':
       return { type: 'FreezeLeaderboard', time, label: e.data.label, as_of_seq: e.data.as_of_seq, head_hash: e.data.head_hash };
+    case 'ApiKeyIssued':
+      return { type: 'IssueApiKey', time, trader_id: e.data.trader_id, api_key_hash: e.data.api_key_hash, scope: e.data.scope, label: e.data.label, expires_at: e.data.expires_at };
+    case 'ApiKeyRevoked':
+      return { type: 'RevokeApiKey', time, trader_id: e.data.trader_id, key_id: e.data.key_id };
   }
 }

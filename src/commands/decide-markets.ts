@@ -2,7 +2,9 @@
 import type { AdminMessageFact, EventBody, MarketChanges, MarketDefinition } from '../events/types.ts';
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import { settle } from '../projections/position-math.ts';
+import { DEFAULT_POSITION_LIMIT } from '../projections/market-rules.ts';
 import { fail } from './errors.ts';
+import { checkedRuleChanges, checkedRules, checkMarkBound } from './market-rule-checks.ts';
 import { hasControlCharacters, isAssetCode, isPositiveInteger, MAX_MARK_PRICE, NAME_MAX } from './rules.ts';
 import type { CommandOf, MarketInput } from './types.ts';
 
@@ -13,7 +15,7 @@ function displayName(value: string | null | undefined, fallback: string): string
   return trimmed === '' ? fallback : trimmed;
 }
 
-/** Checks a definition's values (400s) and returns it normalized. */
+/** Checks a definition's values (400s) and returns it normalized (its rules only where not the defaults). */
 export function validateMarket(m: MarketInput): MarketDefinition {
   if (!isAssetCode(m.base_asset) || !isAssetCode(m.quote_asset)) fail('invalid_market_definition', 'base_asset and quote_asset must be 1 to 32 letters or digits');
   if (m.market_id !== `${m.base_asset}-${m.quote_asset}`) fail('invalid_market_definition', `market_id must equal {base_asset}-{quote_asset} (${m.base_asset}-${m.quote_asset})`);
@@ -21,6 +23,8 @@ export function validateMarket(m: MarketInput): MarketDefinition {
   if (!isPositiveInteger(m.min_order_quantity)) fail('invalid_min_order_quantity');
   if (m.reference_price !== null && !isPositiveInteger(m.reference_price)) fail('invalid_reference_price');
   if (m.reference_price !== null && m.reference_price > MAX_MARK_PRICE) fail('invalid_reference_price', `reference_price must be at most ${MAX_MARK_PRICE}, or marking a full position would overflow`);
+  const rules = checkedRules(m);
+  checkMarkBound(m.reference_price, rules.position_limit ?? DEFAULT_POSITION_LIMIT, 'position_limit');
   return {
     market_id: m.market_id,
     display_name: displayName(m.display_name, m.market_id),
@@ -30,6 +34,7 @@ export function validateMarket(m: MarketInput): MarketDefinition {
     min_order_quantity: m.min_order_quantity,
     reference_price: m.reference_price,
     enabled: m.enabled,
+    ...rules,
   };
 }
 
@@ -72,8 +77,12 @@ export function decidePatchMarket(state: ExchangeState, c: CommandOf<'PatchMarke
     changes.reference_price = p.reference_price;
   }
   if (p.enabled !== undefined) changes.enabled = p.enabled;
-  if (state.markets.get(c.market_id) === undefined) fail('market_not_configured', `market ${c.market_id} is not configured`);
+  Object.assign(changes, checkedRuleChanges(p));
+  const market = state.markets.get(c.market_id);
+  if (market === undefined) fail('market_not_configured', `market ${c.market_id} is not configured`);
   notSettled(state, c.market_id);
+  // The reference price and the position limit after the patch bound each other (rules.ts, markPriceBound).
+  checkMarkBound(changes.reference_price ?? market.reference_price, changes.position_limit ?? market.position_limit, changes.position_limit === undefined ? 'reference_price' : 'position_limit');
   return { type: 'MarketPatched', data: { market_id: c.market_id, changes } };
 }
 

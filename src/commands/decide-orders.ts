@@ -4,11 +4,13 @@ import type { EventBody, FillFact, SelfTradeCancelFact, OrderStatus } from '../e
 import type { ExchangeState } from '../projections/exchange-state.ts';
 import type { BookSide } from '../projections/order-book.ts';
 import { NONE } from '../projections/orders/order-store.ts';
+import { feeE4 } from '../projections/fee-math.ts';
 import { applyTrade, type PositionValues } from '../projections/position-math.ts';
-import { Refusal, refuse, positionLimitText } from './errors.ts';
+import type { MarketView } from '../projections/views.ts';
+import { Refusal, refuse, positionLimitText, tooManyOpenOrdersText } from './errors.ts';
 import { DuplicateSubmission } from './duplicate-submission.ts';
 import { fillId } from './fill-ids.ts';
-import { isMarketSymbol, isPositiveInteger, MAX_MARK_PRICE, POSITION_LIMIT } from './rules.ts';
+import { isMarketSymbol, isPositiveInteger, markPriceBound } from './rules.ts';
 import type { CommandOf, OrderRef } from './types.ts';
 
 type Submit = CommandOf<'SubmitOrder'>;
@@ -69,17 +71,20 @@ export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody | 
   if (!isPositiveInteger(c.quantity)) return refuse('invalid_quantity');
   if (c.quantity < market.min_order_quantity) return refuse('quantity_below_minimum', `quantity ${c.quantity} is below the minimum order quantity ${market.min_order_quantity}`);
   // 5. Worst case: every resting order of this side and the new one fill, on top of the position. The
-  // full quantity counts, whatever the order type (an IOC or market order could fill all of it).
+  // full quantity counts, whatever the order type (an IOC or market order could fill all of it). The
+  // bound is the market's own (competition-rules.md; 1000 unless set).
   const trader = state.traderNames.indexOf(c.trader_id);
   const resting = state.books.restingAt(trader, m, c.side === 'BUY' ? 0 : 1);
   const net = state.positions.netAt(trader, m);
   const projected = c.side === 'BUY' ? net + resting + c.quantity : net - resting - c.quantity;
-  if (Math.abs(projected) > POSITION_LIMIT) return refuse('position_limit_exceeded', positionLimitText(c.market, projected));
+  const limit = market.position_limit;
+  if (Math.abs(projected) > limit) return refuse('position_limit_exceeded', positionLimitText(c.market, projected, limit));
   if (c.price !== null) {
     // Every fill of this order is at most its notional (a buy pays at most its limit; a sell fills at
     // most its quantity against makers whose own notional passed this check), so this bounds them all.
     if (!Number.isSafeInteger(c.price * c.quantity)) return refuse('overflow', 'numeric overflow: price * quantity exceeds 2^53-1');
-    if (c.price > MAX_MARK_PRICE) return refuse('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${MAX_MARK_PRICE} are refused)`);
+    const bound = markPriceBound(limit);
+    if (c.price > bound) return refuse('overflow', `numeric overflow: a position marked at ${c.price} would exceed 2^53-1 (prices above ${bound} are refused)`);
   }
 
   const opposite = state.books.bookAt(m)?.sideOf(c.side === 'BUY' ? 'SELL' : 'BUY');
@@ -89,11 +94,16 @@ export function decideSubmitOrder(state: ExchangeState, c: Submit): EventBody | 
   if (c.time_in_force === 'POST_ONLY' && crosses) return refuse('post_only_would_take');
   if (isMarket && best === null) return refuse('no_liquidity');
 
-  const outcome = crosses && opposite !== undefined ? match(state, c, opposite, trader, m) : NO_MATCH;
+  const outcome = crosses && opposite !== undefined ? match(state, c, opposite, trader, m, market) : NO_MATCH;
   let filled = 0;
   for (const f of outcome.fills) filled += f.quantity;
   const left = c.quantity - filled;
   const rests = left > 0 && !outcome.takerCanceled && (c.time_in_force === 'GTC' || c.time_in_force === 'POST_ONLY') && !isMarket;
+  // 6. The market's cap on resting orders: only an order that would rest counts, against the trader's
+  // open orders as this one leaves them (its own resting orders it filled or canceled are gone).
+  if (rests && market.max_open_orders !== null && openAfter(state, c, outcome, trader, m) > market.max_open_orders) {
+    return refuse('too_many_open_orders', tooManyOpenOrdersText(market.max_open_orders, c.market));
+  }
   let status: OrderStatus;
   // A FOK order that could not fill in full (or crossed nothing at all) expires.
   if (outcome.expired || (c.time_in_force === 'FOK' && left > 0)) status = 'expired';
@@ -134,6 +144,13 @@ interface MatchOutcome {
 const NO_CANCELS: SelfTradeCancelFact[] = [];
 const NO_MATCH: MatchOutcome = Object.freeze({ fills: [], selfCanceled: NO_CANCELS, takerCanceled: false, expired: false });
 
+/** The trader's open orders in the market once the order rests: its own makers that left the book are not. */
+function openAfter(state: ExchangeState, c: Submit, outcome: MatchOutcome, trader: number, m: number): number {
+  let open = state.books.openCountAt(trader, m) + 1 - outcome.selfCanceled.length;
+  for (const f of outcome.fills) if (f.maker_remaining === 0 && f.maker_trader_id === c.trader_id) open--;
+  return open;
+}
+
 function withinLimit(c: Submit, price: number): boolean {
   return c.price === null || (c.side === 'BUY' ? price <= c.price : price >= c.price);
 }
@@ -160,9 +177,10 @@ function fillable(state: ExchangeState, c: Submit, opposite: BookSide, self: num
 
 /**
  * Price-time priority against the opposite side; every execution at the maker's price. Reads only.
- * `self` and `m` are the taker and the market as decide interned them (-1 for a trader never seen).
+ * `self` and `m` are the taker and the market as decide interned them (-1 for a trader never seen). In a
+ * market with fees each fill records both sides' (fee-math.ts); one without records none, as before.
  */
-function match(state: ExchangeState, c: Submit, opposite: BookSide, self: number, m: number): MatchOutcome {
+function match(state: ExchangeState, c: Submit, opposite: BookSide, self: number, m: number, market: MarketView): MatchOutcome {
   if (c.time_in_force === 'FOK' && fillable(state, c, opposite, self) < c.quantity) return { fills: [], selfCanceled: [], takerCanceled: false, expired: true };
   const fills: FillFact[] = [];
   // Self-trade prevention cancels nothing in most submissions: the array is made on the first one.
@@ -172,6 +190,9 @@ function match(state: ExchangeState, c: Submit, opposite: BookSide, self: number
   let trial: Map<number, PositionValues> | null = null;
   const takerSign = c.side === 'BUY' ? 1 : -1;
   const stp = c.self_trade_prevention;
+  const makerBps = market.maker_fee_bps;
+  const takerBps = market.taker_fee_bps;
+  const fees = makerBps !== 0 || takerBps !== 0;
   let left = c.quantity;
   for (let level = opposite.best; left > 0 && level !== NONE; level = levels.worse(level)) {
     const price = levels.price(level);
@@ -187,20 +208,30 @@ function match(state: ExchangeState, c: Submit, opposite: BookSide, self: number
         return { fills, selfCanceled, takerCanceled: true, expired: false };
       }
       const quantity = Math.min(left, remaining);
-      // Refuse the whole order, before anything changes, if any position it touches would overflow.
+      // Refuse the whole order, before anything changes, if any position it touches would overflow (its
+      // fees included: a fee past what is kept exact is NaN here, which the trial refuses).
       trial ??= new Map();
-      tryTrade(state, trial, self, m, takerSign * quantity, price);
-      tryTrade(state, trial, orders.trader(maker), m, -takerSign * quantity, price);
-      fills.push({ fill_id: fillId(c.fill_id_seed, fills.length), maker_order_id: orders.id(maker), maker_trader_id: orders.traderId(maker), price, quantity, maker_remaining: remaining - quantity });
+      const makerFee = fees ? feeE4(price, quantity, makerBps) : 0;
+      const takerFee = fees ? feeE4(price, quantity, takerBps) : 0;
+      tryTrade(state, trial, self, m, takerSign * quantity, price, takerFee);
+      tryTrade(state, trial, orders.trader(maker), m, -takerSign * quantity, price, makerFee);
+      const fill_id = fillId(c.fill_id_seed, fills.length);
+      const maker_order_id = orders.id(maker);
+      const maker_trader_id = orders.traderId(maker);
+      fills.push(
+        fees
+          ? { fill_id, maker_order_id, maker_trader_id, price, quantity, maker_remaining: remaining - quantity, maker_fee_e4: makerFee, taker_fee_e4: takerFee }
+          : { fill_id, maker_order_id, maker_trader_id, price, quantity, maker_remaining: remaining - quantity },
+      );
       left -= quantity;
     }
   }
   return { fills, selfCanceled, takerCanceled: false, expired: false };
 }
 
-function tryTrade(state: ExchangeState, trial: Map<number, PositionValues>, trader: number, market: number, signedQty: number, price: number): void {
+function tryTrade(state: ExchangeState, trial: Map<number, PositionValues>, trader: number, market: number, signedQty: number, price: number, fee: number): void {
   const before = trial.get(trader) ?? state.positions.valuesAt(trader, market);
-  trial.set(trader, applyTrade(before, signedQty, price));
+  trial.set(trader, applyTrade(before, signedQty, price, fee));
 }
 
 /**

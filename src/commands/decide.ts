@@ -6,6 +6,7 @@ import type { ExchangeState } from '../projections/exchange-state.ts';
 import { decidePostAdminMessage, decideProvisionTrader, decideResetTrading } from './decide-admin.ts';
 import { decideDeleteMarket, decideLoadConfig, decidePatchMarket, decideSettleMarket, decideUpsertMarket } from './decide-markets.ts';
 import { decideDisableTrader, decideEnableTrader, decideFreezeLeaderboard, decideProvisionTraders, decideRotateApiKey, decideRunScheduledAction, decideSetSchedule } from './decide-operators.ts';
+import { decideIssueApiKey, decideRevokeApiKey } from './decide-keys.ts';
 import { decideAmendOrder, decideCancelAll, decideCancelOrder, decideSubmitOrder } from './decide-orders.ts';
 import type { Refusal } from './errors.ts';
 import type { Command } from './types.ts';
@@ -42,6 +43,10 @@ export function decide(state: ExchangeState, command: Command): EventBody | Refu
       return decideRunScheduledAction(state, command, (inner) => decide(state, inner));
     case 'FreezeLeaderboard':
       return decideFreezeLeaderboard(state, command);
+    case 'IssueApiKey':
+      return decideIssueApiKey(state, command);
+    case 'RevokeApiKey':
+      return decideRevokeApiKey(state, command);
     case 'LoadConfig':
       return decideLoadConfig(state, command);
     case 'PostAdminMessage':

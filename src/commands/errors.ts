@@ -26,6 +26,14 @@ export const ERRORS = {
   invalid_limit: { status: 400, message: 'invalid limit' },
   invalid_cursor: { status: 400, message: 'invalid cursor' },
   invalid_range: { status: 400, message: 'invalid candle range' },
+  // Competition rules (competition-rules.md), word for word.
+  too_many_open_orders: { status: 409, message: 'too many open orders' },
+  invalid_market_rule: { status: 400, message: 'invalid market rule' },
+  insufficient_scope: { status: 403, message: 'key may only read' },
+  key_not_found: { status: 404, message: 'key not found' },
+  too_many_keys: { status: 409, message: 'too many keys: revoke one first' },
+  invalid_key_label: { status: 400, message: 'label must be at most 64 characters without control characters' },
+  invalid_expires_at: { status: 400, message: 'expires_at must be an RFC 3339 time in the future' },
 
   // Amend and cancel.
   invalid_remaining: { status: 400, message: 'remaining must be an integer greater than 0' },
@@ -156,8 +164,12 @@ export function isDomainError(value: unknown): value is DomainError {
 }
 
 // Texts the specification fixes word for word.
-export function positionLimitText(market: string, projected: number): string {
-  return `projected net position for ${market} would be ${projected}; limit is +/-1000`;
+export function positionLimitText(market: string, projected: number, limit = 1000): string {
+  return `projected net position for ${market} would be ${projected}; limit is +/-${limit}`;
+}
+
+export function tooManyOpenOrdersText(max: number, market: string): string {
+  return `too many open orders: max ${max} in ${market}`;
 }
 
 export function rateLimitText(perSecond: number): string {

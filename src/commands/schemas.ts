@@ -52,6 +52,14 @@ export type SubmitOrderBody = z.infer<typeof SubmitOrderBody>;
 export const AmendOrderBody = z.object({ remaining: Num });
 export type AmendOrderBody = z.infer<typeof AmendOrderBody>;
 
+// A market's rules (competition-rules.md): any number here; decide checks each one's range and refuses
+// one out of it with 400 invalid_market_rule naming the field.
+const marketRuleFields = {
+  maker_fee_bps: Num.optional().meta({ description: 'fee on the resting side of each fill, in basis points of price * quantity: an integer from -100 to 100 (negative: a rebate); default 0' }),
+  taker_fee_bps: Num.optional().meta({ description: 'fee on the incoming side of each fill, in basis points of price * quantity: an integer from 0 to 100; default 0' }),
+  position_limit: Num.optional().meta({ description: 'the worst-case net position bound per trader: an integer > 0; default 1000' }),
+};
+
 export const MarketDefinitionBody = z.object({
   market_id: z.string().max(128),
   base_asset: z.string().max(64),
@@ -61,6 +69,8 @@ export const MarketDefinitionBody = z.object({
   reference_price: Num.nullable(),
   enabled: z.boolean(),
   display_name: z.string().max(256).nullable().optional(),
+  ...marketRuleFields,
+  max_open_orders: Num.nullable().optional().meta({ description: 'resting orders one trader may have in the market: an integer > 0, or null (the default) for no cap' }),
 });
 export type MarketDefinitionBody = z.infer<typeof MarketDefinitionBody>;
 
@@ -70,6 +80,8 @@ export const MarketPatchBody = z.object({
   min_order_quantity: Num.optional(),
   reference_price: Num.optional(),
   enabled: z.boolean().optional(),
+  ...marketRuleFields,
+  max_open_orders: Num.nullable().optional().meta({ description: 'an integer > 0, or null to lift the cap' }),
 });
 export type MarketPatchBody = z.infer<typeof MarketPatchBody>;
 

@@ -1,10 +1,11 @@
 // Commands: what a trader or an operator asks for, already parsed (zod) and stamped by the server with
 // the admission time and every new id, so deciding them is a pure function of state and command.
-import type { CancelReason, MessageLevel, OrderType, ProvisionedTraderFact, ScheduledAction, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
+import type { CancelReason, KeyScope, MessageLevel, OrderType, ProvisionedTraderFact, ScheduledAction, SelfTradePrevention, Side, TimeInForce } from '../events/types.ts';
 import type { OrderRecord } from '../projections/books.ts';
+import type { MarketRulesInput } from './market-rule-checks.ts';
 
-/** A market definition as an operator sends it; values are checked by decide, not trusted. */
-export interface MarketInput {
+/** A market definition as an operator sends it, its rules included; values are checked by decide, not trusted. */
+export interface MarketInput extends MarketRulesInput {
   readonly market_id: string;
   readonly base_asset: string;
   readonly quote_asset: string;
@@ -15,7 +16,7 @@ export interface MarketInput {
   readonly display_name?: string | null;
 }
 
-export interface MarketPatchInput {
+export interface MarketPatchInput extends MarketRulesInput {
   readonly display_name?: string;
   readonly tick_size?: number;
   readonly min_order_quantity?: number;
@@ -85,6 +86,9 @@ export type CommandBody =
   | { readonly type: 'SetSchedule'; readonly entries: readonly ScheduleEntryInput[] }
   /** Runs a due schedule entry as the command its action stands for; `message_id` serves settle and post actions. */
   | { readonly type: 'RunScheduledAction'; readonly entry_id: string; readonly message_id: string }
+  /** A key beside the trader's own (competition-rules.md, "Keys"); it arrives hashed, never in clear. */
+  | { readonly type: 'IssueApiKey'; readonly trader_id: string; readonly api_key_hash: string; readonly scope: KeyScope; readonly label: string | null; readonly expires_at: string | null }
+  | { readonly type: 'RevokeApiKey'; readonly trader_id: string; readonly key_id: string }
   /** `head_hash` is the log's chain hash at the state's head, read where the log is appended. */
   | { readonly type: 'FreezeLeaderboard'; readonly label: string | null; readonly as_of_seq: number; readonly head_hash: string };
 

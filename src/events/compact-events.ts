@@ -22,7 +22,7 @@ import { Interner } from './interner.ts';
 import { SlotColumn } from './slot-column.ts';
 import { StringColumn } from './string-column.ts';
 import { OddTimes } from './time-code.ts';
-import { SCHEMA_VERSION, type EventOf, type ExchangeEvent, type FillFact, type OrderStatus, type OrderType, type SelfTradePrevention, type Side, type TimeInForce } from './types.ts';
+import { MAX_FEE_E4, SCHEMA_VERSION, type EventOf, type ExchangeEvent, type FillFact, type OrderStatus, type OrderType, type SelfTradePrevention, type Side, type TimeInForce } from './types.ts';
 
 const OBJECT = 0;
 const SUBMITTED = 1;
@@ -70,6 +70,20 @@ const FILL_STARTS = 2 ** 31;
 const EVENTS = 2 ** 31;
 // A fill's slot: price, quantity, maker remaining, maker trader (interned).
 const FILL_STRIDE = 4;
+// A fill's fees (schema version 3), in a column of their own beside it that is only made once a fill
+// with fees comes (a log without fees costs nothing more): each fee plus FEE_BIAS, so that the column's
+// zeros mean "no fee member" (fees are below 10^15 in magnitude, fee-math.ts; FEE_BIAS is 2^52, so the
+// sum stays an exact integer).
+const FEE_BIAS = 2 ** 52;
+
+/** Whether every fee of the fills fits the fee column (an event from elsewhere may hold any number). */
+function feesFit(fills: readonly FillFact[]): boolean {
+  for (const f of fills) {
+    if (f.maker_fee_e4 !== undefined && !(Number.isSafeInteger(f.maker_fee_e4) && Math.abs(f.maker_fee_e4) <= MAX_FEE_E4)) return false;
+    if (f.taker_fee_e4 !== undefined && !(Number.isSafeInteger(f.taker_fee_e4) && Math.abs(f.taker_fee_e4) <= MAX_FEE_E4)) return false;
+  }
+  return true;
+}
 
 export class CompactEvents {
   private count = 0;
@@ -83,6 +97,7 @@ export class CompactEvents {
   private fillCount = 0;
   private readonly fillSlots = new SlotColumn(FILL_STRIDE);
   private readonly fillStrings = new StringColumn<string>(''); // per fill: fill id, maker order id
+  private readonly feeSlots = new SlotColumn(2); // per fill: maker fee, taker fee (each + FEE_BIAS; 0: absent)
 
   /**
    * `traders` and `markets` number the names the log packs: the state's own (Exchange passes them), so
@@ -117,7 +132,7 @@ export class CompactEvents {
     switch (event.type) {
       case 'OrderSubmitted': {
         const d = event.data;
-        if (d.self_trade_canceled.length > 0 || d.fills.length >= FILL_AT) return this.keep(i, event);
+        if (d.self_trade_canceled.length > 0 || d.fills.length >= FILL_AT || !feesFit(d.fills)) return this.keep(i, event);
         const o = d.order;
         kind = SUBMITTED;
         flags = v | sideCode(o.side) | (o.type === 'LIMIT' ? 0 : 4) | tifCode(o.time_in_force) | stpCode(o.self_trade_prevention) | statusCode(d.status);
@@ -198,14 +213,21 @@ export class CompactEvents {
       for (let f = (packed - count) / FILL_AT, end = f + count; f < end; f++) {
         const fc = this.fillSlots.chunk(f);
         const fo = this.fillSlots.offset(f);
-        fills.push({
+        const fill: { -readonly [K in keyof FillFact]: FillFact[K] } = {
           fill_id: this.fillStrings.get(f * 2),
           maker_order_id: this.fillStrings.get(f * 2 + 1),
           maker_trader_id: this.traders.nameOf(fc[fo + 3] as number),
           price: fc[fo] as number,
           quantity: fc[fo + 1] as number,
           maker_remaining: fc[fo + 2] as number,
-        });
+        };
+        if (f < this.feeSlots.capacity) {
+          const maker = this.feeSlots.get(f, 0);
+          const taker = this.feeSlots.get(f, 1);
+          if (maker !== 0) fill.maker_fee_e4 = maker - FEE_BIAS;
+          if (taker !== 0) fill.taker_fee_e4 = taker - FEE_BIAS;
+        }
+        fills.push(fill);
       }
       type = 'OrderSubmitted';
       data = {
@@ -234,7 +256,7 @@ export class CompactEvents {
       data = { order_id: orderId, trader_id: trader, market, side, price: col[at + N] as number, previous_remaining: col[at + N + 1] as number, remaining: col[at + N + 2] as number };
     }
     // Members in the order Exchange.execute writes them; `v` only when the event carried it.
-    return ((flags & 1) === 1 ? { seq, time, type, data, v: 2 } : { seq, time, type, data }) as ExchangeEvent;
+    return ((flags & 1) === 1 ? { seq, time, type, data, v: SCHEMA_VERSION } : { seq, time, type, data }) as ExchangeEvent;
   }
 
   private keep(i: number, event: ExchangeEvent): void {
@@ -257,6 +279,15 @@ export class CompactEvents {
     fc[fo + 3] = this.traders.intern(f.maker_trader_id);
     this.fillStrings.set(j * 2, f.fill_id);
     this.fillStrings.set(j * 2 + 1, f.maker_order_id);
+    if (f.maker_fee_e4 !== undefined || f.taker_fee_e4 !== undefined) {
+      if (j >= this.feeSlots.capacity) this.feeSlots.reserve(j + 1);
+      this.feeSlots.set(j, 0, f.maker_fee_e4 === undefined ? 0 : f.maker_fee_e4 + FEE_BIAS);
+      this.feeSlots.set(j, 1, f.taker_fee_e4 === undefined ? 0 : f.taker_fee_e4 + FEE_BIAS);
+    } else if (j < this.feeSlots.capacity) {
+      // A slot a half-written push may have filled: written, not assumed zero.
+      this.feeSlots.set(j, 0, 0);
+      this.feeSlots.set(j, 1, 0);
+    }
     this.fillCount++;
   }
 }

@@ -10,7 +10,23 @@ export type OrderStatus = 'open' | 'filled' | 'canceled' | 'expired';
 export type CancelReason = 'request' | 'disconnect';
 export type MessageLevel = 'info' | 'warning' | 'critical';
 
-export interface MarketDefinition {
+/**
+ * The rules an organizer sets per market (schema version 3). A definition names only those that differ
+ * from the defaults (no fees, a position limit of 1000, no cap on open orders), so a market defined
+ * without them is recorded as it always was.
+ */
+export interface MarketRules {
+  /** Basis points of price * quantity charged to the resting side of each fill (-100..100; negative: a rebate). Absent: 0. */
+  readonly maker_fee_bps?: number;
+  /** Basis points charged to the incoming side (0..100). Absent: 0. */
+  readonly taker_fee_bps?: number;
+  /** The worst-case net position bound. Absent: 1000. */
+  readonly position_limit?: number;
+  /** Resting orders one trader may have in the market. Absent: no cap. */
+  readonly max_open_orders?: number;
+}
+
+export interface MarketDefinition extends MarketRules {
   readonly market_id: string;
   readonly display_name: string;
   readonly base_asset: string;
@@ -27,6 +43,11 @@ export interface MarketChanges {
   readonly min_order_quantity?: number;
   readonly reference_price?: number;
   readonly enabled?: boolean;
+  // Rules (schema version 3): the new value; max_open_orders null lifts the cap.
+  readonly maker_fee_bps?: number;
+  readonly taker_fee_bps?: number;
+  readonly position_limit?: number;
+  readonly max_open_orders?: number | null;
 }
 
 export interface AdminMessageFact {
@@ -48,6 +69,13 @@ export interface FillFact {
   readonly quantity: number;
   /** The maker's remaining after this execution; 0 means it left the book. */
   readonly maker_remaining: number;
+  /**
+   * The fees of this execution (schema version 3), in ten-thousandths of the quote asset: exactly
+   * price * quantity * bps, an integer (a fee has at most four decimals). Present, both, only in a
+   * market that charges a fee or pays a rebate; negative: a rebate paid to that side.
+   */
+  readonly maker_fee_e4?: number;
+  readonly taker_fee_e4?: number;
 }
 
 export interface SubmittedOrderFact {
@@ -89,6 +117,27 @@ export interface OrderRefFact {
  */
 export interface ScheduledMark {
   readonly schedule_entry?: string;
+}
+
+/**
+ * The largest fee a fill records, and a position sums, in ten-thousandths of the quote asset: below
+ * 10^15, so every one is an exact double whose quotient by 10,000 prints back digit for digit
+ * (src/projections/fee-math.ts).
+ */
+export const MAX_FEE_E4 = 999_999_999_999_999;
+
+export type KeyScope = 'trade' | 'read';
+
+/** An API key a trader holds beside the one provisioning (or the last rotation) gave it (schema version 3). */
+export interface IssuedKeyFact {
+  readonly trader_id: string;
+  /** The key's id: the first 128 bits of its hash, written as a UUID (api-keys.ts). */
+  readonly key_id: string;
+  readonly api_key_hash: string;
+  readonly scope: KeyScope;
+  readonly label: string | null;
+  /** RFC 3339 UTC with microseconds; from then on the key is refused as an unknown one. null: never. */
+  readonly expires_at: string | null;
 }
 
 export interface ProvisionedTraderFact {
@@ -203,23 +252,30 @@ export type EventBody =
   | { readonly type: 'TraderEnabled'; readonly data: { readonly trader_id: string } }
   | { readonly type: 'ScheduleSet'; readonly data: { readonly entries: readonly ScheduleEntryFact[] } }
   | { readonly type: 'ScheduledActionFailed'; readonly data: { readonly schedule_entry: string; readonly code: string; readonly message: string } }
-  | { readonly type: 'LeaderboardFrozen'; readonly data: FrozenLeaderboardFact };
+  | { readonly type: 'LeaderboardFrozen'; readonly data: FrozenLeaderboardFact }
+  | { readonly type: 'ApiKeyIssued'; readonly data: IssuedKeyFact }
+  | { readonly type: 'ApiKeyRevoked'; readonly data: { readonly trader_id: string; readonly key_id: string } };
 
 export type EventType = EventBody['type'];
 
 /**
  * The schema version every event is written with. Events of version 1 (the first logs) carry no `v`;
  * later versions carry it, and src/events/upcasters/ reads older versions as the current one, so old
- * logs are never rewritten.
+ * logs are never rewritten. Version 2 brought the trading extensions and running a competition;
+ * version 3 the competition rules (docs/api.md, "Competition rules"): rules per market, fees on fills,
+ * API keys with scopes.
  */
-export const SCHEMA_VERSION = 2;
-export type SchemaVersion = 1 | typeof SCHEMA_VERSION;
+export const SCHEMA_VERSION = 3;
+export type SchemaVersion = 1 | 2 | typeof SCHEMA_VERSION;
+/** The versions that carry `v`. */
+export type VersionMark = 2 | typeof SCHEMA_VERSION;
 
 /**
  * A sequenced event as the log holds it: `seq` gap-free from 1, `time` the command's admission time,
- * `v` the schema version it was written with (absent: version 1).
+ * `v` the schema version it was written with (absent: version 1). Every version-2 event is also a
+ * version-3 event (version 3 only added), so one read as the current vocabulary keeps its `v: 2`.
  */
-export type ExchangeEvent = EventBody & { readonly seq: number; readonly time: string; readonly v?: typeof SCHEMA_VERSION };
+export type ExchangeEvent = EventBody & { readonly seq: number; readonly time: string; readonly v?: VersionMark };
 
 export type EventOf<T extends EventType> = Extract<ExchangeEvent, { type: T }>;
 
@@ -245,4 +301,6 @@ export const EVENT_TYPES: readonly EventType[] = [
   'ScheduleSet',
   'ScheduledActionFailed',
   'LeaderboardFrozen',
+  'ApiKeyIssued',
+  'ApiKeyRevoked',
 ];

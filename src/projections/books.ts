@@ -138,6 +138,13 @@ export class BooksProjection {
     return this.exposures[trader]?.[market * 2 + side] ?? 0;
   }
 
+  /** How many orders one trader has resting in one market, by interned trader and market (-1: never seen). */
+  openCountAt(trader: number, market: number): number {
+    if (trader < 0 || market < 0) return 0;
+    const opens = this.opens[trader];
+    return opens === undefined || market * 3 >= opens.length ? 0 : (opens[market * 3 + 2] as number);
+  }
+
   /** Resting quantity per side of one trader in one market. */
   exposure(traderId: string, market: string): Exposure {
     const trader = this.traderNames.indexOf(traderId);

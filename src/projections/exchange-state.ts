@@ -26,6 +26,7 @@ import { PositionsProjection } from './positions.ts';
 import { PrivateFeed } from './private-feed.ts';
 import { SessionStats } from './session-stats.ts';
 import { TradersProjection } from './traders.ts';
+import { ApiKeysProjection } from './api-keys.ts';
 
 export interface ExchangeStateOptions {
   /** How many recent deltas per market are kept for resubscription with last_sequence. */
@@ -43,6 +44,8 @@ export class ExchangeState {
   readonly traderNames = new Interner();
   readonly marketNames = new Interner();
   readonly traders = new TradersProjection();
+  /** Every key that authenticates a trader, with its scope and expiry. */
+  readonly keys = new ApiKeysProjection();
   readonly markets = new MarketsProjection(this.marketNames);
   readonly books: BooksProjection;
   readonly positions = new PositionsProjection(this.traderNames, this.marketNames);
@@ -98,6 +101,7 @@ export class ExchangeState {
             break;
           default:
             this.traders.apply(e);
+            this.keys.apply(e);
             this.markets.apply(e);
             this.positions.apply(e);
             this.fills.apply(e);

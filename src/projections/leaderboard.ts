@@ -2,6 +2,7 @@
 // hundreds of bots poll it, and between two events every one of them gets the same cached rows.
 import type { BooksProjection } from './books.ts';
 import type { MarketsProjection } from './markets.ts';
+import { afterFees } from './fee-math.ts';
 import { unrealized } from './position-math.ts';
 import type { PositionsProjection } from './positions.ts';
 import type { TradersProjection } from './traders.ts';
@@ -47,11 +48,14 @@ export class Leaderboard {
     const marks = new Map<string, number>();
     const rows: Omit<LeaderboardRow, 'rank'>[] = [];
     for (const trader of this.traders.all()) {
-      let realized = 0;
+      let realizedBeforeFees = 0;
+      // Fees in ten-thousandths, summed as integers and taken off once (fee-math.ts).
+      let fees = 0;
       let open = 0;
       let gross = 0;
       for (const record of this.positions.recordsOf(trader.trader_id)) {
-        realized += record.values.realized;
+        realizedBeforeFees += record.values.realized;
+        fees += record.values.fees;
         if (record.values.net === 0) continue;
         let mark = marks.get(record.market);
         if (mark === undefined) {
@@ -61,6 +65,7 @@ export class Leaderboard {
         open += unrealized(record.values, mark);
         gross += Math.abs(record.values.net) * mark;
       }
+      const realized = afterFees(realizedBeforeFees, fees);
       const row = { trader_id: trader.trader_id, username: trader.username, net_pnl: realized + open, realized_pnl: realized, unrealized_pnl: open, gross_exposure: gross };
       rows.push(trader.disabled === true ? { ...row, disabled: true } : row);
     }

@@ -1,6 +1,7 @@
 // Markets and the global trading control.
 import type { ExchangeEvent, MarketDefinition } from '../events/types.ts';
 import { Interner } from '../events/interner.ts';
+import { effectiveRules } from './market-rules.ts';
 import type { ControlsView, MarketView } from './views.ts';
 
 export class MarketsProjection {
@@ -54,6 +55,11 @@ export class MarketsProjection {
           min_order_quantity: c.min_order_quantity ?? current.min_order_quantity,
           reference_price: c.reference_price ?? current.reference_price,
           status: c.enabled === undefined ? current.status : c.enabled ? 'enabled' : 'disabled',
+          maker_fee_bps: c.maker_fee_bps ?? current.maker_fee_bps,
+          taker_fee_bps: c.taker_fee_bps ?? current.taker_fee_bps,
+          position_limit: c.position_limit ?? current.position_limit,
+          // null lifts the cap: absent and null differ here.
+          max_open_orders: c.max_open_orders === undefined ? current.max_open_orders : c.max_open_orders,
           updated_at: event.time,
         });
         break;
@@ -96,6 +102,7 @@ export class MarketsProjection {
       status: def.enabled ? 'enabled' : 'disabled',
       created_at: current?.created_at ?? time,
       updated_at: time,
+      ...effectiveRules(def),
     });
   }
 

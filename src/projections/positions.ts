@@ -1,7 +1,8 @@
 // Positions and PnL per trader per market, the last trade price per market, and the marks frozen when
 // a market with open positions was deleted (so the leaderboard still has one common mark for them).
 import type { ExchangeEvent, EventOf } from '../events/types.ts';
-import { applyTrade, averageEntry, FLAT, settle, type PositionValues } from './position-math.ts';
+import { feeValue } from './fee-math.ts';
+import { applyTrade, averageEntry, FLAT, realizedAfterFees, settle, type PositionValues } from './position-math.ts';
 import { Interner } from '../events/interner.ts';
 import type { PositionView } from './views.ts';
 
@@ -12,7 +13,8 @@ export interface PositionRecord {
 }
 
 export interface PositionsSnapshot {
-  readonly records: [trader: string, market: string, net: number, cost: number, realized: number, updated_at: string][];
+  /** `fees` (ten-thousandths) is absent in snapshots written before fees were kept: none then. */
+  readonly records: [trader: string, market: string, net: number, cost: number, realized: number, updated_at: string, fees?: number][];
   readonly last_trade: [string, number][];
   readonly frozen_marks: [string, number | null][];
 }
@@ -121,9 +123,9 @@ export class PositionsProjection {
   }
 
   restore(s: { readonly [K in keyof PositionsSnapshot]: readonly PositionsSnapshot[K][number][] }): void {
-    for (const [trader, market, net, cost, realized, updatedAt] of s.records) {
+    for (const [trader, market, net, cost, realized, updatedAt, fees = 0] of s.records) {
       const record = this.record(trader, market);
-      this.setValues(trader, record, { net, cost, realized });
+      this.setValues(trader, record, { net, cost, realized, fees });
       record.updated_at = updatedAt;
     }
     for (const [market, price] of s.last_trade) this.lastTrade.set(market, price);
@@ -176,16 +178,16 @@ export class PositionsProjection {
     const market = this.marketNames.intern(order.market);
     const taker = this.traderNames.intern(order.trader_id);
     for (const fill of fills) {
-      this.trade(taker, market, takerSign * fill.quantity, fill.price, event.time);
-      this.trade(this.traderNames.intern(fill.maker_trader_id), market, -takerSign * fill.quantity, fill.price, event.time);
+      this.trade(taker, market, takerSign * fill.quantity, fill.price, fill.taker_fee_e4 ?? 0, event.time);
+      this.trade(this.traderNames.intern(fill.maker_trader_id), market, -takerSign * fill.quantity, fill.price, fill.maker_fee_e4 ?? 0, event.time);
     }
     const last = fills[fills.length - 1];
     if (last !== undefined) this.lastTrade.set(order.market, last.price);
   }
 
-  private trade(trader: number, market: number, signedQty: number, price: number, time: string): void {
+  private trade(trader: number, market: number, signedQty: number, price: number, fee: number, time: string): void {
     const record = this.grid[trader]?.[market] ?? this.record(this.traderNames.nameOf(trader), this.marketNames.nameOf(market));
-    this.setValuesAt(trader, market, record, applyTrade(record.values, signedQty, price));
+    this.setValuesAt(trader, market, record, applyTrade(record.values, signedQty, price, fee));
     record.updated_at = time;
   }
 
@@ -219,5 +221,6 @@ export class PositionsProjection {
 }
 
 export function positionView(r: PositionRecord): PositionView {
-  return { market: r.market, net_quantity: r.values.net, average_entry_price: averageEntry(r.values), realized_pnl: r.values.realized, updated_at: r.updated_at };
+  const v = r.values;
+  return { market: r.market, net_quantity: v.net, average_entry_price: averageEntry(v), realized_pnl: realizedAfterFees(v), fees: feeValue(v.fees), updated_at: r.updated_at };
 }

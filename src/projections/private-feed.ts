@@ -92,11 +92,11 @@ export class PrivateFeed implements BookEffectListener {
           if (event.type !== 'OrderSubmitted') throw new Error(`private feed: a trade in ${event.type}`);
           const n = effect.details[i] as number;
           if (event.data.fills[n] === undefined) throw new Error(`private feed: a trade without its fill at seq ${event.seq}`);
-          const view: FillView | null = listening ? this.fills.viewOf(event, n) : null;
           const taker = orders.trader(effect.taker);
           const maker = orders.trader(slot);
-          this.fill(taker, view);
-          if (maker !== taker) this.fill(maker, view);
+          // Each side its own view of the fill (its fee and liquidity).
+          this.fill(taker, listening ? this.fills.viewOf(event, n) : null);
+          if (maker !== taker) this.fill(maker, listening ? this.fills.viewOf(event, n, true) : null);
           // The maker's change precedes its trade in the book effect; its order state follows the fills.
           const before = i > 0 ? (effect.kinds[i - 1] as number) : -1;
           if (before === ORDER_REMOVED) this.state(slot, 'filled', listening);

@@ -14,6 +14,7 @@
 // this one does not, so recovery skips it and folds from an older snapshot of this format, or from the
 // start of the log.
 import type { SchemaVersion } from '../events/types.ts';
+import type { KeyTuple } from './api-keys.ts';
 import type { OrderSnapshot } from './books.ts';
 import type { OrderStore } from './orders/order-store.ts';
 import type { MinuteCandle } from './candles.ts';
@@ -23,8 +24,13 @@ import type { ScheduleEntryView } from './schedule.ts';
 import type { SessionStatsView } from './session-stats.ts';
 import type { ControlsView, MarketView, TraderView } from './views.ts';
 
-/** 3: live state only, in parts (format 2 held the whole history in one document). */
-export const SNAPSHOT_VERSION = 3;
+/**
+ * 4: live state only, in parts, with the competition rules (markets' rules, positions' fees, API keys).
+ * Format 3 had no place for them (its markets restore without rules, its traders without the keys
+ * beside their primary one), so recovery passes over it and folds from an older snapshot or the start
+ * of the log, once; format 2 held the whole history in one document.
+ */
+export const SNAPSHOT_VERSION = 4;
 
 /** Items per part: a part of resting orders is ~250 KB of JSON. */
 export const PART_ITEMS = 1000;
@@ -110,6 +116,8 @@ export interface SnapshotSections {
   readonly session_stats: SessionStatsView;
   readonly candle_minutes: MinuteCandle;
   readonly deleted_markets: [string, number];
+  /** The keys of each trader whose keys are not just the primary key of its record (ApiKeysProjection.changed). */
+  readonly api_keys: [trader_id: string, keys: KeyTuple[]];
 }
 
 export type SnapshotSection = keyof SnapshotSections;
@@ -140,7 +148,7 @@ function* tuples(state: ExchangeState): Generator<OrderTuple> {
 }
 
 function* positionRecords(state: ExchangeState): Generator<SnapshotSections['positions']> {
-  for (const [trader, records] of state.positions.traders()) for (const r of records.values()) yield [trader, r.market, r.values.net, r.values.cost, r.values.realized, r.updated_at];
+  for (const [trader, records] of state.positions.traders()) for (const r of records.values()) yield [trader, r.market, r.values.net, r.values.cost, r.values.realized, r.updated_at, r.values.fees];
 }
 
 /** The head of a snapshot of the state as it is now. */
@@ -164,6 +172,7 @@ export function* snapshotParts(state: ExchangeState): Generator<SnapshotPart> {
   const schedule = state.schedule.snapshot();
   yield* chunked('markets', state.markets.list());
   yield* chunked('traders', state.traders.all());
+  yield* chunked('api_keys', state.keys.changed(state.traders.all()));
   yield* chunked('positions', positionRecords(state));
   yield* chunked('last_trade', state.positions.lastTrades());
   yield* chunked('frozen_marks', state.positions.frozenMarkEntries());
@@ -248,6 +257,9 @@ export class SnapshotRestorer {
       case 'deleted_markets':
         state.bounds.restore({ reset_seq: this.head.reset_seq, deleted: part.items });
         return;
+      case 'api_keys':
+        for (const [traderId, keys] of part.items) state.keys.restoreTrader(traderId, keys);
+        return;
       default: {
         const unknown: never = part;
         throw new Error(`snapshot: unknown section ${JSON.stringify((unknown as { section: unknown }).section)}`);
@@ -263,6 +275,8 @@ export class SnapshotRestorer {
     state.markets.restore({ controls: head.controls, markets: [] });
     state.bounds.restore({ reset_seq: head.reset_seq, deleted: [] });
     state.schedule.restore({ pending: this.schedulePending, done: this.scheduleDone });
+    // Every trader the api_keys parts did not name holds just the primary key of its record.
+    state.keys.restoreDefaults(state.traders.all());
     state.restoreHead(head.seq, head.time, head.schema);
   }
 }

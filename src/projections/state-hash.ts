@@ -15,6 +15,7 @@
 // `--hash-version 2`); the recorded fixtures under replay/fixtures/ carry both (docs/replay.md).
 import { sha256Canonical } from '../events/hash.ts';
 import type { ExchangeState } from './exchange-state.ts';
+import { hashedMarket } from './market-rules.ts';
 
 export const STATE_HASH_VERSION = 3;
 
@@ -33,17 +34,27 @@ export function restingBooks(state: ExchangeState, row: (slot: number) => unknow
   });
 }
 
-/** What every version of the hash has covered the same way. */
+/**
+ * What every version of the hash has covered the same way. The competition rules (schema version 3)
+ * add to it only what a log used: a market's rules where they are not the defaults (hashedMarket), the
+ * fees of positions that paid some, the keys issued or revoked; so a log that used none hashes as before.
+ */
 export function commonMembers(state: ExchangeState): Record<string, unknown> {
   const positions = byKey(state.positions.traders()).map(([trader, records]) => ({
     trader,
     records: byKey(records.entries()).map(([market, r]) => [market, r.values.net, r.values.cost, r.values.realized, r.updated_at]),
   }));
+  const fees = byKey(state.positions.traders())
+    .map(([trader, records]) => ({ trader, fees: byKey(records.entries()).filter(([, r]) => r.values.fees !== 0).map(([market, r]) => [market, r.values.fees]) }))
+    .filter((t) => t.fees.length > 0);
+  const keys = [...state.keys.hashed(state.traders.all())].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const marks = state.markets.list().map((m) => [m.market_id, state.leaderboard.markPrice(m.market_id)]);
   return {
+    ...(fees.length > 0 ? { position_fees: fees } : {}),
+    ...(keys.length > 0 ? { api_keys: keys } : {}),
     seq: state.seq,
     controls: state.markets.controls,
-    markets: state.markets.list(),
+    markets: state.markets.list().map(hashedMarket),
     marks,
     last_trade: byKey(state.positions.lastTrades()),
     frozen_marks: byKey(state.positions.frozenMarkEntries()),

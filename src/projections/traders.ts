@@ -1,11 +1,12 @@
-// Trader accounts: by id, by username and by the hash of their API key (the key itself is never kept).
+// Trader accounts: by id and by username. Each record names the hash of the trader's primary API key
+// (the key itself is never kept); every key that authenticates, the primary one included, is found
+// through the keys projection (api-keys.ts).
 import type { ExchangeEvent } from '../events/types.ts';
 import type { TraderView } from './views.ts';
 
 export class TradersProjection {
   private readonly byId = new Map<string, TraderView>();
   private readonly byName = new Map<string, TraderView>();
-  private readonly byKeyHash = new Map<string, TraderView>();
 
   get count(): number {
     return this.byId.size;
@@ -17,10 +18,6 @@ export class TradersProjection {
 
   byUsername(username: string): TraderView | undefined {
     return this.byName.get(username);
-  }
-
-  byApiKeyHash(hash: string): TraderView | undefined {
-    return this.byKeyHash.get(hash);
   }
 
   all(): IterableIterator<TraderView> {
@@ -35,13 +32,9 @@ export class TradersProjection {
       case 'TradersProvisioned':
         for (const t of event.data.traders) this.add({ trader_id: t.trader_id, username: t.username, api_key_hash: t.api_key_hash, created_at: event.time });
         break;
-      case 'ApiKeyRotated': {
-        const t = this.must(event.data.trader_id);
-        // The old key stops matching at once: its hash leaves the index.
-        this.byKeyHash.delete(t.api_key_hash);
-        this.add({ ...t, api_key_hash: event.data.api_key_hash });
+      case 'ApiKeyRotated':
+        this.add({ ...this.must(event.data.trader_id), api_key_hash: event.data.api_key_hash });
         break;
-      }
       case 'TraderDisabled':
         this.add({ ...this.must(event.data.trader_id), disabled: true });
         break;
@@ -68,6 +61,5 @@ export class TradersProjection {
   private add(view: TraderView): void {
     this.byId.set(view.trader_id, view);
     this.byName.set(view.username, view);
-    this.byKeyHash.set(view.api_key_hash, view);
   }
 }

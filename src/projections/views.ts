@@ -21,6 +21,9 @@ export interface OrderView {
   readonly average_fill_price: number | null;
 }
 
+export type Liquidity = 'maker' | 'taker';
+
+/** A fill as one of its two sides sees it: `fee` and `liquidity` are that side's. */
 export interface FillView {
   readonly fill_id: string;
   readonly market: string;
@@ -29,13 +32,23 @@ export interface FillView {
   readonly price: number;
   readonly quantity: number;
   readonly occurred_at: string;
+  /**
+   * The fee this side paid, in the quote asset (negative: a rebate received); a trader whose order met
+   * its own pays both sides' fees on the one fill it sees.
+   */
+  readonly fee: number;
+  /** `maker` for the resting side, `taker` for the incoming one (and for a trader on both sides). */
+  readonly liquidity: Liquidity;
 }
 
 export interface PositionView {
   readonly market: string;
   readonly net_quantity: number;
   readonly average_entry_price: number | null;
+  /** After fees. */
   readonly realized_pnl: number;
+  /** Fees paid in the market (negative: rebates received), in the quote asset. */
+  readonly fees: number;
   readonly updated_at: string;
 }
 
@@ -53,6 +66,11 @@ export interface MarketView {
   readonly status: MarketStatus;
   readonly created_at: string;
   readonly updated_at: string;
+  // The market's rules (competition-rules.md), defaults included.
+  readonly maker_fee_bps: number;
+  readonly taker_fee_bps: number;
+  readonly position_limit: number;
+  readonly max_open_orders: number | null;
 }
 
 export interface ControlsView {

@@ -21,6 +21,8 @@ import { ScheduleRunner } from './operations/schedule-runner.ts';
 import { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
 import { startMetricsListener, type MetricsListener } from './operations/metrics/metrics-listener.ts';
 import { ExchangeService } from './service.ts';
+import { KeyUsage } from './keys/key-usage.ts';
+import type { PostgresKeyUsage } from './keys/postgres-key-usage.ts';
 import type { FanoutHost } from './fanout/fanout-host.ts';
 import { WsGateway } from './ws/gateway.ts';
 
@@ -123,6 +125,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const service = new ExchangeService(exchange, persistence, clock, cluster === null ? { durableAcks, queuePerTrader, observer: metrics, feeds } : { durableAcks, queuePerTrader, observer: metrics, feeds, admission: cluster.leadership });
   const budgets = new TraderBudgets(config.limits.per_user_requests_per_second, config.limits.per_user_burst);
   const addresses = new ClientAddresses(config.trustProxy);
+  // When each key was last used: not in the log (src/server/keys/); with PostgreSQL read back from its
+  // table and, by the node that writes the log, written there every few seconds.
+  const keyUsage = new KeyUsage();
+  let keyUsageStore: PostgresKeyUsage | null = null;
+  if (persistence.backend === 'postgres') {
+    const { PostgresKeyUsage } = await import('./keys/postgres-key-usage.ts');
+    keyUsageStore = new PostgresKeyUsage(config.databaseUrl, keyUsage, logger, config.role === 'leader');
+    await keyUsageStore.load();
+    keyUsageStore.start();
+  }
   const context: ServerContext = {
     config,
     service,
@@ -133,6 +145,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     budgets,
     metrics,
     addresses,
+    keyUsage,
     ...(cluster === null ? {} : { cluster }),
     ...(options.practice === undefined ? {} : { practice: options.practice }),
   };
@@ -161,6 +174,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       await fanout.start(context, http);
     } catch (err) {
       await fanout.abort();
+      await keyUsageStore?.close().catch(() => {});
       await persistence.close().catch(() => {});
       throw err;
     }
@@ -190,6 +204,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   } catch (err) {
     // The port is taken (or not ours): nothing may be left running, the fan-out child included.
     await ws.close();
+    await keyUsageStore?.close().catch(() => {});
     await persistence.close().catch(() => {});
     throw err;
   }
@@ -204,6 +219,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     } catch (err) {
       await ws.close();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await keyUsageStore?.close().catch(() => {});
       await persistence.close();
       throw err;
     }
@@ -228,6 +244,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
           proxyHeaders?.close();
         }),
       ]);
+      await keyUsageStore?.close().catch((err: unknown) => logger.warn({ err }, 'api key usage: not closed cleanly'));
       await persistence.close();
       logger.info({ seq: exchange.seq }, 'exchange stopped');
     })();

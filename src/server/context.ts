@@ -3,6 +3,7 @@ import type { ClientAddresses } from './client-address/client-addresses.ts';
 import type { AdmissionClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { History } from './history/history.ts';
+import type { KeyUsage } from './keys/key-usage.ts';
 import type { Logger } from './logger.ts';
 import type { ClusterNode } from './replication/cluster-node.ts';
 import type { ExchangeMetrics } from './operations/metrics/exchange-metrics.ts';
@@ -29,4 +30,6 @@ export interface ServerContext {
   readonly addresses: ClientAddresses;
   /** A practice exchange (npm run practice): the play of its recording, which GET /api/v1/practice shows and steers. */
   readonly practice?: PracticeControl;
+  /** When each API key was last used (not in the log: src/server/keys/). */
+  readonly keyUsage: KeyUsage;
 }

@@ -23,8 +23,11 @@ export type Publication =
   | { readonly kind: 'private'; readonly event: PrivateEvent }
   | { readonly kind: 'admin_message'; readonly message: AdminMessageView }
   | { readonly kind: 'account_resync' }
-  /** The trader's key was rotated or the trader disabled: its WebSocket sessions are to be closed. */
-  | { readonly kind: 'revoked'; readonly trader_id: string; readonly reason: string }
+  /**
+   * Sessions of the trader are to be closed: every one (`all`: the trader was disabled), or those whose
+   * key no longer authenticates (a key rotated away or revoked; the trader's other keys' sessions stay).
+   */
+  | { readonly kind: 'revoked'; readonly trader_id: string; readonly reason: string; readonly all: boolean }
   | { readonly kind: 'event'; readonly event: ExchangeEvent };
 
 export interface ServiceOptions {
@@ -99,8 +102,9 @@ export class ExchangeService {
       const message = postedMessage(event);
       if (message !== null) outbox.push({ kind: 'admin_message', message });
       if (event.type === 'TradingReset') outbox.push({ kind: 'account_resync' });
-      if (event.type === 'ApiKeyRotated') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'api key rotated' });
-      if (event.type === 'TraderDisabled') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'trader disabled' });
+      if (event.type === 'ApiKeyRotated') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'api key rotated', all: false });
+      if (event.type === 'ApiKeyRevoked') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'api key revoked', all: false });
+      if (event.type === 'TraderDisabled') outbox.push({ kind: 'revoked', trader_id: event.data.trader_id, reason: 'trader disabled', all: true });
     });
   }
 

@@ -22,7 +22,7 @@ describe('Python client against the server', function () {
     await server?.close();
   });
 
-  it('passes its unittest suite: synced books after a random session with two kills, argument checks, errors', async () => {
+  it('passes its unittest suite: synced books after a random session with two kills, argument checks, errors, fees and scoped keys', async () => {
     const child = spawn(PYTHON, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
       cwd: CLIENT_DIR,
       env: { ...process.env, EXCHANGE_URL: server.url, EXCHANGE_ADMIN_TOKEN: ADMIN_TOKEN, PYTHONDONTWRITEBYTECODE: '1' },
@@ -33,7 +33,7 @@ describe('Python client against the server', function () {
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, output).to.equal(0);
-    expect(output).to.match(/Ran 3 tests/);
+    expect(output).to.match(/Ran 4 tests/);
     if (process.env['SHOW_PYTHON'] !== undefined) console.log(output);
   });
 });

@@ -206,6 +206,30 @@ describe('TypeScript SDK against the server', function () {
     await socket.close();
   });
 
+  it('fees and keys with scopes: each fill\'s fee and liquidity, a read key from createReadKey that reads and cannot trade, revoked', async () => {
+    await fx.admin('POST', '/api/v1/admin/markets', { market_id: 'FEE-USD', base_asset: 'FEE', quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true, maker_fee_bps: -2, taker_fee_bps: 5 });
+    const maker = new RestClient({ baseUrl: fx.server.url, apiKey: traders[2]?.api_key as string });
+    const taker = await sdk({ url: wsUrl(fx), apiKey: traders[3]?.api_key as string }).connect();
+    const market = (await maker.markets()).find((m) => m.market_id === 'FEE-USD');
+    expect(market).to.deep.include({ maker_fee_bps: -2, taker_fee_bps: 5, position_limit: 1000, max_open_orders: null });
+    await maker.submitOrder({ market: 'FEE-USD', side: 'SELL', price: 100, quantity: 10 });
+    const ack = await taker.submitOrder({ market: 'FEE-USD', side: 'BUY', price: 100, quantity: 10 });
+    expect(ack.fills.map((f) => [f.fee, f.liquidity])).to.deep.equal([[0.5, 'taker']]);
+    const fills = await maker.fills({ market: 'FEE-USD' });
+    expect(Array.isArray(fills) ? fills.map((f) => [f.fee, f.liquidity]) : null).to.deep.equal([[-0.2, 'maker']]);
+    const issued = await maker.createReadKey({ label: 'notebook' });
+    expect(issued.key).to.deep.include({ scope: 'read', label: 'notebook', primary: false });
+    const reader = new RestClient({ baseUrl: fx.server.url, apiKey: issued.api_key });
+    expect((await reader.keys()).map((k) => k.scope)).to.deep.equal(['trade', 'read']);
+    const refused = await reader.submitOrder({ market: 'FEE-USD', side: 'BUY', price: 90, quantity: 1 }).then(() => null, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(ExchangeError);
+    expect({ status: (refused as ExchangeError).status, code: (refused as ExchangeError).code, text: (refused as ExchangeError).text }).to.deep.equal({ status: 403, code: 'insufficient_scope', text: 'key may only read' });
+    await maker.revokeKey(issued.key.key_id);
+    const gone = await reader.positions().then(() => null, (e: unknown) => e);
+    expect((gone as ExchangeError).code).to.equal('invalid_api_key');
+    await taker.close();
+  });
+
   it('a submit whose answer is lost times out; retried with the same client_order_id it yields one order', async () => {
     const counter = { sent: 0, loseAcksOf: 'submit_order' as string | null, lost: 0 };
     const trader = traders[2] as Trader;

@@ -7,7 +7,7 @@ describe('core: ProvisionTrader', () => {
   it('provisions a trader with a trimmed username and only the hash of the key', () => {
     const s = given();
     s.when({ type: 'ProvisionTrader', username: '  alice ', trader_id: ALICE, api_key_hash: 'h' }).then({ type: 'TraderProvisioned', data: { trader_id: ALICE, username: 'alice', api_key_hash: 'h' } });
-    expect(s.exchange.state.traders.byApiKeyHash('h')?.trader_id).to.equal(ALICE);
+    expect(s.exchange.state.keys.byApiKeyHash('h')?.trader_id).to.equal(ALICE);
   });
 
   it('refuses duplicates (409) and empty, long or control-character names (400)', () => {

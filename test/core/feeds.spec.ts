@@ -56,11 +56,15 @@ describe('core: market-data and private feeds', () => {
     const { privates } = record(s);
     const event = s.exchange.execute({ ...submit(ALICE, 'BUY', 101, 9, 't'), time: at(9_000_000) });
     if (event.type !== 'OrderSubmitted') throw new Error(event.type);
-    const expected = event.data.fills.map((f) => ({ fill_id: f.fill_id, market: BTC, maker_order_id: f.maker_order_id, taker_order_id: 't', price: f.price, quantity: f.quantity, occurred_at: event.time }));
+    const expected = event.data.fills.map((f) => ({ fill_id: f.fill_id, market: BTC, maker_order_id: f.maker_order_id, taker_order_id: 't', price: f.price, quantity: f.quantity, occurred_at: event.time, fee: 0, liquidity: 'taker' }));
     const sent = privates.flatMap((p) => (p.type === 'fill' && p.trader_id === ALICE ? [p.fill] : []));
     expect(sent).to.deep.equal(expected);
     expect(s.history.fills.of(ALICE)).to.deep.equal(expected);
     expect(submitReply(s.exchange.state, event).fills).to.deep.equal(expected);
+    // The maker sees each fill as its maker, in its messages and its history alike.
+    const asMaker = expected.map((f) => ({ ...f, liquidity: 'maker' }));
+    expect(privates.flatMap((p) => (p.type === 'fill' && p.trader_id === BOB ? [p.fill] : []))).to.deep.equal(asMaker);
+    expect(s.history.fills.of(BOB)).to.deep.equal(asMaker);
     // The objects are the history's own; once a later submission has filled, a reply to this one is
     // built again rather than taken from the history, with the same fields.
     expect(sent[0]).to.equal(s.history.fills.listOf(ALICE)[0]);

@@ -371,8 +371,8 @@ describe('core: flat structures against reference models', function () {
   it('the compact store keeps events of older schema versions and unusual shapes as given, and reads current ones back in the order execute builds them', () => {
     const events = new CompactEvents();
     const v1 = { seq: 1, time: 't1', type: 'OrderSubmitted', data: { order: { id: 'a', trader_id: 't', market: 'M-X', side: 'BUY', price: 5, quantity: 1 }, fills: [], remaining: 1 } };
-    const stc = { seq: 2, time: 't2', type: 'OrderSubmitted', v: 2, data: { order: { id: 'b', trader_id: 't', market: 'M-X', side: 'SELL', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'CANCEL_MAKER', client_order_id: null }, fills: [], self_trade_canceled: [{ order_id: 'a', side: 'BUY', price: 5, remaining: 1, after_fills: 0 }], remaining: 1, status: 'open' } };
-    const market = { seq: 3, time: 't3', type: 'OrderSubmitted', data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: null, quantity: 3, type: 'MARKET', time_in_force: 'IOC', self_trade_prevention: 'NONE', client_order_id: 'cid' }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: 'u', price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'canceled' }, v: 2 };
+    const stc = { seq: 2, time: 't2', type: 'OrderSubmitted', v: 3, data: { order: { id: 'b', trader_id: 't', market: 'M-X', side: 'SELL', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'CANCEL_MAKER', client_order_id: null }, fills: [], self_trade_canceled: [{ order_id: 'a', side: 'BUY', price: 5, remaining: 1, after_fills: 0 }], remaining: 1, status: 'open' } };
+    const market = { seq: 3, time: 't3', type: 'OrderSubmitted', data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: null, quantity: 3, type: 'MARKET', time_in_force: 'IOC', self_trade_prevention: 'NONE', client_order_id: 'cid' }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: 'u', price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'canceled' }, v: 3 };
     for (const e of [v1, stc, market]) events.push(e as unknown as ExchangeEvent);
     expect([0, 1, 2].map((i) => JSON.stringify(events.at(i)))).to.deep.equal([v1, stc, market].map((e) => JSON.stringify(e)));
     expect(() => events.at(3)).to.throw(RangeError);
@@ -381,17 +381,17 @@ describe('core: flat structures against reference models', function () {
   it('the compact store serves what was appended: events of another member order with the same canonical JSON, a half-written push leaving nothing behind', () => {
     const events = new CompactEvents();
     // Members in another order than execute's (as zod or a raw log line may give them).
-    const reordered = { v: 2, seq: 1, type: 'OrderAmended', time: '2026-11-26T10:00:00.000001Z', data: { remaining: 1, previous_remaining: 2, price: 5, market: 'M-X', side: 'BUY', trader_id: 't', order_id: 'a' } };
+    const reordered = { v: 3, seq: 1, type: 'OrderAmended', time: '2026-11-26T10:00:00.000001Z', data: { remaining: 1, previous_remaining: 2, price: 5, market: 'M-X', side: 'BUY', trader_id: 't', order_id: 'a' } };
     events.push(reordered as unknown as ExchangeEvent);
     expect(canonicalJson(events.at(0))).to.equal(canonicalJson(reordered));
-    const started = { seq: 2, time: 't2', type: 'MarketPatched', v: 2, data: { market_id: 'M-X', changes: { enabled: true } } };
+    const started = { seq: 2, time: 't2', type: 'MarketPatched', v: 3, data: { market_id: 'M-X', changes: { enabled: true } } };
     events.push(started as unknown as ExchangeEvent);
     expect(JSON.stringify(events.at(1))).to.equal(JSON.stringify(started));
     // A push that throws after writing part of its slot (a fill without its maker's trader), then a kept
     // event in the same place: read back as kept.
-    const broken = { seq: 3, time: 't3', type: 'OrderSubmitted', v: 2, data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: undefined, price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'filled' } };
+    const broken = { seq: 3, time: 't3', type: 'OrderSubmitted', v: 3, data: { order: { id: 'c', trader_id: 't', market: 'M-X', side: 'BUY', price: 5, quantity: 1, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: null }, fills: [{ fill_id: 'f', maker_order_id: 'b', maker_trader_id: undefined, price: 5, quantity: 1, maker_remaining: 0 }], self_trade_canceled: [], remaining: 0, status: 'filled' } };
     expect(() => events.push(broken as unknown as ExchangeEvent)).to.throw();
-    const next = { seq: 3, time: 't3', type: 'TradingStarted', v: 2, data: {} };
+    const next = { seq: 3, time: 't3', type: 'TradingStarted', v: 3, data: {} };
     events.push(next as unknown as ExchangeEvent);
     expect(events.length).to.equal(3);
     expect(JSON.stringify(events.at(2))).to.equal(JSON.stringify(next));
@@ -406,8 +406,8 @@ describe('core: flat structures against reference models', function () {
       const time = `2026-11-25T21:${String(10 + (i % 50)).padStart(2, '0')}:00.${String(i).padStart(6, '0')}Z`;
       const e =
         i % 2 === 0
-          ? { seq: i + 1, time, type: 'OrderCanceled', data: { order_id: `o${i}`, trader_id: `t${i % 7}`, market, side: 'SELL', price: i, remaining: 1 }, v: 2 }
-          : { seq: i + 1, time, type: 'OrderSubmitted', data: { order: { id: `o${i}`, trader_id: `t${i % 5}`, market, side: 'BUY', price: i, quantity: 3, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: i % 3 === 0 ? `c${i}` : null }, fills: [{ fill_id: `f${i}`, maker_order_id: `o${i - 1}`, maker_trader_id: `t${i % 11}`, price: i, quantity: 1, maker_remaining: 0 }, { fill_id: `g${i}`, maker_order_id: `o${i - 3}`, maker_trader_id: `t${i % 13}`, price: i, quantity: 1, maker_remaining: 2 }], self_trade_canceled: [], remaining: 1, status: 'open' }, v: 2 };
+          ? { seq: i + 1, time, type: 'OrderCanceled', data: { order_id: `o${i}`, trader_id: `t${i % 7}`, market, side: 'SELL', price: i, remaining: 1 }, v: 3 }
+          : { seq: i + 1, time, type: 'OrderSubmitted', data: { order: { id: `o${i}`, trader_id: `t${i % 5}`, market, side: 'BUY', price: i, quantity: 3, type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', client_order_id: i % 3 === 0 ? `c${i}` : null }, fills: [{ fill_id: `f${i}`, maker_order_id: `o${i - 1}`, maker_trader_id: `t${i % 11}`, price: i, quantity: 1, maker_remaining: 0 }, { fill_id: `g${i}`, maker_order_id: `o${i - 3}`, maker_trader_id: `t${i % 13}`, price: i, quantity: 1, maker_remaining: 2 }], self_trade_canceled: [], remaining: 1, status: 'open' }, v: 3 };
       given.push(e as unknown as ExchangeEvent);
       events.push(e as unknown as ExchangeEvent);
     }
@@ -437,7 +437,7 @@ describe('core: flat structures against reference models', function () {
         orders.clear();
         for (const [i, time] of times.entries()) {
           expect(added(i, time)).to.equal(i);
-          events.push({ seq: i + 1, time, type: 'OrderCanceled', v: 2, data: { order_id: `o${i}`, trader_id: 't', market: 'M-X', side: 'BUY', price: 1, remaining: 1 } } as ExchangeEvent);
+          events.push({ seq: i + 1, time, type: 'OrderCanceled', v: 3, data: { order_id: `o${i}`, trader_id: 't', market: 'M-X', side: 'BUY', price: 1, remaining: 1 } } as ExchangeEvent);
         }
         // Read back out of order too: the last time read is remembered.
         for (const i of [...times.keys(), ...[...times.keys()].reverse()]) {

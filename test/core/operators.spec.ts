@@ -30,7 +30,7 @@ describe('core: ProvisionTraders (bulk)', () => {
       type: 'TradersProvisioned',
       data: { traders: [{ trader_id: T1, username: 't1', api_key_hash: 'h1' }, { trader_id: T2, username: 't2', api_key_hash: 'h2' }] },
     });
-    expect(s.exchange.state.traders.byApiKeyHash('h2')?.username).to.equal('t2');
+    expect(s.exchange.state.keys.byApiKeyHash('h2')?.trader_id).to.equal(T2);
     expect(s.exchange.state.traders.count).to.equal(3);
   });
 
@@ -49,8 +49,8 @@ describe('core: RotateApiKey, DisableTrader, EnableTrader', () => {
   it('rotation replaces the key hash: the old one no longer matches', () => {
     const s = given(...WORLD);
     s.when({ type: 'RotateApiKey', trader_id: ALICE, api_key_hash: 'new' }).then({ type: 'ApiKeyRotated', data: { trader_id: ALICE, api_key_hash: 'new' } });
-    expect(s.exchange.state.traders.byApiKeyHash('hash-alice')).to.equal(undefined);
-    expect(s.exchange.state.traders.byApiKeyHash('new')?.trader_id).to.equal(ALICE);
+    expect(s.exchange.state.keys.byApiKeyHash('hash-alice')).to.equal(undefined);
+    expect(s.exchange.state.keys.byApiKeyHash('new')?.trader_id).to.equal(ALICE);
     given(...WORLD).when({ type: 'RotateApiKey', trader_id: CAROL, api_key_hash: 'x' }).thenRejects('trader_not_found');
   });
 

@@ -5,7 +5,7 @@ import { applyTrade, averageEntry, FLAT, settle, unrealized } from '../../src/pr
 describe('core: position arithmetic (average cost)', () => {
   it('opens and adds to a position at an averaged entry', () => {
     const p = applyTrade(applyTrade(FLAT, 2, 100), 2, 110);
-    expect(p).to.deep.equal({ net: 4, cost: 420, realized: 0 });
+    expect(p).to.deep.equal({ net: 4, cost: 420, realized: 0, fees: 0 });
     expect(averageEntry(p)).to.equal(105);
   });
 
@@ -18,19 +18,19 @@ describe('core: position arithmetic (average cost)', () => {
 
   it('realizes everything and flips at the fill price', () => {
     const p = applyTrade(applyTrade(FLAT, -3, 50), 5, 40);
-    expect(p).to.deep.equal({ net: 2, cost: 80, realized: 30 });
+    expect(p).to.deep.equal({ net: 2, cost: 80, realized: 30, fees: 0 });
     expect(averageEntry(p)).to.equal(40);
   });
 
   it('is null-average and zero-cost when flat', () => {
     const p = applyTrade(applyTrade(FLAT, 3, 10), -3, 12);
-    expect(p).to.deep.equal({ net: 0, cost: 0, realized: 6 });
+    expect(p).to.deep.equal({ net: 0, cost: 0, realized: 6, fees: 0 });
     expect(averageEntry(p)).to.equal(null);
   });
 
   it('settles: realizes net * (price - average) and flattens', () => {
     const p = settle(applyTrade(FLAT, -4, 100), 90);
-    expect(p).to.deep.equal({ net: 0, cost: 0, realized: 40 });
+    expect(p).to.deep.equal({ net: 0, cost: 0, realized: 40, fees: 0 });
   });
 
   it('marks unrealized at a price', () => {

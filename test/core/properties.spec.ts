@@ -9,6 +9,8 @@ import { restoreSnapshot, takeSnapshot } from '../../src/projections/snapshot.ts
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { actionArb, Simulation } from './simulation.ts';
 import { rerun } from '../../replay/audit.ts';
+import { rows } from '../../replay/views.ts';
+import { HistoryIndex } from '../../src/projections/history/history-index.ts';
 
 function eventsOf(exchange: Exchange): readonly ExchangeEvent[] {
   return (exchange.log as InMemoryEventLog).all();
@@ -161,6 +163,47 @@ describe('core: properties of random sessions', function () {
     const submitted = (sim: Simulation) => eventsOf(sim.exchange).filter((e) => e.type === 'OrderSubmitted').length;
     expect(submitted(seeing)).to.equal(3);
     expect(submitted(blind)).to.equal(4);
+  });
+
+  it('with random rules, the live leaderboard equals replay state at every seq, and the fees paid are the fees of the fills', () => {
+    fc.assert(
+      fc.property(fc.array(actionArb, { minLength: 50, maxLength: 400 }), (actions) => {
+        const sim = new Simulation();
+        // The live leaderboard after every event, as a client polling it would read it.
+        const live = new Map<number, string>();
+        sim.exchange.state.events$.subscribe((e) => live.set(e.seq, canonicalJson(sim.exchange.state.leaderboard.at(e.seq))));
+        for (const a of actions) sim.step(a);
+        // replay state: the recorded events, as read from an export, folded through the same projections.
+        const replayed = new Exchange();
+        const history = new HistoryIndex();
+        history.follow(replayed.state);
+        let feesInFills = 0n;
+        for (const e of eventsOf(sim.exchange)) {
+          const event = JSON.parse(JSON.stringify(e)) as ExchangeEvent;
+          replayed.fold(event);
+          const seq = event.seq;
+          if (live.has(seq)) expect(canonicalJson(rows(replayed.state, history, 'leaderboard')), `leaderboard at seq ${seq}`).to.equal(live.get(seq));
+          if (event.type === 'TradingReset') feesInFills = 0n;
+          if (event.type === 'OrderSubmitted') for (const f of event.data.fills) feesInFills += BigInt((f.maker_fee_e4 ?? 0) + (f.taker_fee_e4 ?? 0));
+        }
+        let paid = 0n;
+        for (const [, records] of replayed.state.positions.traders()) for (const r of records.values()) paid += BigInt(r.values.fees);
+        expect(paid, 'the sum of all fees paid').to.equal(feesInFills);
+      }),
+      { numRuns: 40, seed: 38 },
+    );
+  });
+
+  it('random sessions really exercise the rules: fees and rebates charged, orders refused by a market\'s limit and cap', () => {
+    const sim = new Simulation();
+    const actions = fc.sample(fc.array(actionArb, { minLength: 3000, maxLength: 3000 }), { numRuns: 1, seed: 77 })[0] ?? [];
+    for (const a of actions) sim.step(a);
+    const fills = eventsOf(sim.exchange).flatMap((e) => (e.type === 'OrderSubmitted' ? e.data.fills : []));
+    expect(fills.some((f) => (f.taker_fee_e4 ?? 0) > 0), 'a taker paid a fee').to.equal(true);
+    expect(fills.some((f) => (f.maker_fee_e4 ?? 0) < 0), 'a maker received a rebate').to.equal(true);
+    expect(sim.refusals.get('too_many_open_orders') ?? 0, 'orders refused by a cap').to.be.greaterThan(0);
+    expect(sim.refusals.get('position_limit_exceeded') ?? 0, 'orders refused by a limit').to.be.greaterThan(0);
+    expect(eventsOf(sim.exchange).some((e) => e.type === 'ApiKeyRevoked'), 'a key revoked').to.equal(true);
   });
 
   it('one long session of 5,000 commands holds every invariant', () => {

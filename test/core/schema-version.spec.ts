@@ -57,7 +57,8 @@ describe('core: event schema versions', () => {
     const good = { seq: 1, time: at(1), type: 'TradingStopped', data: {} };
     expect(parseEvent(good).ok).to.equal(true);
     expect(parseEvent({ ...good, v: SCHEMA_VERSION }).ok).to.equal(true);
-    for (const v of [1, 3, '2', null]) {
+    expect(parseEvent({ ...good, v: 2 }).ok).to.equal(true);
+    for (const v of [1, 4, '2', '3', null]) {
       const r = parseEvent({ ...good, v });
       expect(r.ok, `v=${JSON.stringify(v)}`).to.equal(false);
       if (!r.ok) expect(r.problem).to.match(/^v:/);

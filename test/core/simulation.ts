@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { isDomainError } from '../../src/commands/errors.ts';
 import { DuplicateSubmission } from '../../src/commands/duplicate-submission.ts';
 import { Exchange } from '../../src/commands/exchange.ts';
-import type { Command, CommandBody } from '../../src/commands/types.ts';
+import type { Command, CommandBody, MarketPatchInput } from '../../src/commands/types.ts';
 import type { ExchangeEvent, OrderType, ScheduledAction, SelfTradePrevention, TimeInForce } from '../../src/events/types.ts';
 import type { ExchangeState } from '../../src/projections/exchange-state.ts';
 import { HistoryIndex } from '../../src/projections/history/history-index.ts';
@@ -41,7 +41,10 @@ export type Action =
   | { kind: 'disable'; trader: number; enabled: boolean }
   | { kind: 'rotate'; trader: number }
   | { kind: 'freeze'; label: number }
-  | { kind: 'schedule'; entries: { after: number; action: number; market: number }[] };
+  | { kind: 'schedule'; entries: { after: number; action: number; market: number }[] }
+  // Competition rules: a market's rules patched (each one or left as it is), a key issued or revoked.
+  | { kind: 'rules'; market: number; maker: number | null; taker: number | null; limit: number | null; cap: number | null | undefined }
+  | { kind: 'key'; trader: number; revoke: boolean; pick: number; read: boolean };
 
 export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   {
@@ -69,6 +72,20 @@ export const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('disable' as const), trader: fc.nat(TRADERS.length - 1), enabled: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rotate' as const), trader: fc.nat(TRADERS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('freeze' as const), label: fc.nat(5) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('rules' as const),
+      market: fc.nat(MARKETS.length - 1),
+      maker: fc.option(fc.constantFrom(-100, -5, -1, 0, 2, 30, 100)),
+      taker: fc.option(fc.constantFrom(0, 1, 5, 25, 100)),
+      // Limits small enough to bind in a session of orders of up to 400.
+      limit: fc.option(fc.constantFrom(50, 300, 1000, 2500)),
+      // undefined: the cap as it is; null: lifted.
+      cap: fc.option(fc.option(fc.integer({ min: 1, max: 3 })), { nil: undefined }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('key' as const), trader: fc.nat(TRADERS.length - 1), revoke: fc.boolean(), pick: fc.nat(), read: fc.boolean() }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -151,6 +168,21 @@ export function actionCommands(a: Exclude<Action, { kind: 'schedule' }>, state: 
       return [{ type: 'RotateApiKey', trader_id: TRADERS[a.trader] as string, api_key_hash: `k${ids.n()}` }];
     case 'freeze':
       return [{ type: 'FreezeLeaderboard', label: `round ${a.label}`, as_of_seq: state.seq, head_hash: '0'.repeat(64) }];
+    case 'rules': {
+      const changes: { -readonly [K in keyof MarketPatchInput]: MarketPatchInput[K] } = {};
+      if (a.maker !== null) changes.maker_fee_bps = a.maker;
+      if (a.taker !== null) changes.taker_fee_bps = a.taker;
+      if (a.limit !== null) changes.position_limit = a.limit;
+      if (a.cap !== undefined) changes.max_open_orders = a.cap;
+      return [{ type: 'PatchMarket', market_id: MARKETS[a.market] as string, changes }];
+    }
+    case 'key': {
+      const trader = TRADERS[a.trader] as string;
+      const keys = state.keys.keysOf(trader);
+      const key = keys[a.pick % Math.max(1, keys.length)];
+      if (a.revoke && key !== undefined) return [{ type: 'RevokeApiKey', trader_id: trader, key_id: key.key_id }];
+      return [{ type: 'IssueApiKey', trader_id: trader, api_key_hash: `key${ids.n()}`, scope: a.read ? 'read' : 'trade', label: a.read ? 'notebook' : null, expires_at: null }];
+    }
   }
 }
 
@@ -177,6 +209,8 @@ export interface SimulationOptions {
 export class Simulation {
   readonly exchange: Exchange;
   readonly commands: Command[] = [];
+  /** How many commands each refusal code answered. */
+  readonly refusals = new Map<string, number>();
   /** The whole history, folded beside the state. */
   readonly history = new HistoryIndex();
   private readonly lookUpHistory: boolean;
@@ -203,9 +237,20 @@ export class Simulation {
     try {
       return this.exchange.execute(command);
     } catch (err) {
+      if (isDomainError(err)) this.refusals.set(err.code, (this.refusals.get(err.code) ?? 0) + 1);
       if (isDomainError(err) || err instanceof DuplicateSubmission) return null;
       throw err;
     }
+  }
+
+  /**
+   * The largest position limit each market has had since it was (re)created: a limit lowered by a patch
+   * leaves the positions and resting orders admitted under the higher one, which may still fill.
+   */
+  private readonly limits = new Map<string, number>();
+
+  private noteLimits(): void {
+    for (const m of this.exchange.state.markets.list()) this.limits.set(m.market_id, Math.max(this.limits.get(m.market_id) ?? 0, m.position_limit));
   }
 
   /** What every accepted submission must respect, whatever its type, time in force and STP mode. */
@@ -223,6 +268,22 @@ export class Simulation {
     if (order.self_trade_prevention !== 'NONE') for (const f of fills) expect(f.maker_trader_id, 'no self-trade under a CANCEL mode').to.not.equal(order.trader_id);
     expect(filled + remaining).to.be.at.most(order.quantity);
     expect(status === 'filled').to.equal(filled === order.quantity);
+    // An accepted order leaves its side's worst case within the market's limit in force now.
+    const state = this.exchange.state;
+    const limit = state.markets.get(order.market)?.position_limit ?? 1000;
+    const net = state.positions.net(order.trader_id, order.market);
+    const exposure = state.books.exposure(order.trader_id, order.market);
+    if (order.side === 'BUY') expect(net + exposure.buy, `worst-case long after ${order.id}`).to.be.at.most(limit);
+    else expect(net - exposure.sell, `worst-case short after ${order.id}`).to.be.at.least(-limit);
+    // A new resting order never takes its trader past the market's cap (the cap in force now).
+    const cap = state.markets.get(order.market)?.max_open_orders ?? null;
+    if (rests && cap !== null) expect(state.books.openCountAt(state.traderNames.indexOf(order.trader_id), state.marketNames.indexOf(order.market)), `open orders of ${order.trader_id} in ${order.market}`).to.be.at.most(cap);
+    // Fees: recorded exactly as the market's rules in force give them, both or none.
+    const m = state.markets.get(order.market);
+    for (const f of fills) {
+      if (m === undefined || (m.maker_fee_bps === 0 && m.taker_fee_bps === 0)) expect(f.maker_fee_e4 === undefined && f.taker_fee_e4 === undefined, 'no fees in a market without').to.equal(true);
+      else expect([f.maker_fee_e4, f.taker_fee_e4]).to.deep.equal([f.price * f.quantity * m.maker_fee_bps, f.price * f.quantity * m.taker_fee_bps]);
+    }
   }
 
   /** Runs what the schedule has due by the next command's time, as the server's timer would. */
@@ -245,8 +306,11 @@ export class Simulation {
     }
     const ids = { id: () => uuid(++this.ids), fillSeed: () => uuid(1_000_000 + ++this.ids * 1000), n: () => ++this.ids };
     for (const body of actionCommands(a, this.exchange.state, ids)) {
+      // A market created afresh starts from the default limit again.
+      if (body.type === 'DeleteMarket') this.limits.delete(body.market_id);
       const event = this.run(body);
       if (body.type === 'SubmitOrder' && event !== null) this.checkSubmission(event);
+      this.noteLimits();
     }
   }
 
@@ -263,18 +327,26 @@ export class Simulation {
         expect(state.positions.valuesAt(state.traderNames.indexOf(t), state.marketNames.indexOf(m)), `position of ${t} in ${m} by index`).to.equal(state.positions.values(t, m));
         expect(state.positions.netAt(state.traderNames.indexOf(t), state.marketNames.indexOf(m)), `net of ${t} in ${m} by index`).to.equal(net);
         const e = state.books.exposure(t, m);
-        expect(net + e.buy, `worst-case long of ${t} in ${m}`).to.be.at.most(1000);
-        expect(net - e.sell, `worst-case short of ${t} in ${m}`).to.be.at.least(-1000);
+        const limit = this.limits.get(m) ?? 1000;
+        expect(net + e.buy, `worst-case long of ${t} in ${m}`).to.be.at.most(limit);
+        expect(net - e.sell, `worst-case short of ${t} in ${m}`).to.be.at.least(-limit);
       }
       expect(sum, `net positions in ${m}`).to.equal(0);
     }
+    // Fees: what the positions paid is what the fills recorded, to the ten-thousandth (integers).
+    let paid = 0;
+    for (const [, records] of state.positions.traders()) for (const r of records.values()) paid += r.values.fees;
+    let recorded = 0;
+    for (const t of TRADERS) for (const f of this.history.fills.listOf(t)) recorded += Math.round(f.fee * 10_000);
+    expect(paid, 'fees in positions = fees of the fills').to.equal(recorded);
+    // Marked net PnL sums to what the traders paid the exchange (zero without fees).
     const rows = state.leaderboard.at(state.seq);
-    let pnl = 0;
+    let pnl = paid / 10_000;
     let scale = 1;
     for (const r of rows) {
       pnl += r.net_pnl;
       scale += Math.abs(r.net_pnl);
     }
-    expect(Math.abs(pnl), 'sum of marked net PnL').to.be.at.most(1e-9 * scale);
+    expect(Math.abs(pnl), 'sum of marked net PnL plus fees').to.be.at.most(1e-9 * scale);
   }
 }

@@ -80,8 +80,9 @@ describe('core: SubmitOrder', () => {
       expect(state.positions.net(ALICE, BTC)).to.equal(3);
       expect(state.positions.net(BOB, BTC)).to.equal(-3);
       expect(s.history.fills.of(ALICE)).to.have.length(1);
-      expect(s.history.fills.of(BOB)).to.deep.equal(s.history.fills.of(ALICE));
-      expect(s.history.fills.of(ALICE)[0]).to.deep.include({ market: BTC, maker_order_id: 'm1', taker_order_id: 't', price: 101, quantity: 3 });
+      // Each side sees the fill as its own: the same execution, its fee and its liquidity.
+      expect(s.history.fills.of(BOB)).to.deep.equal(s.history.fills.of(ALICE).map((f) => ({ ...f, liquidity: 'maker' })));
+      expect(s.history.fills.of(ALICE)[0]).to.deep.include({ market: BTC, maker_order_id: 'm1', taker_order_id: 't', price: 101, quantity: 3, fee: 0, liquidity: 'taker' });
       expect(state.fills.count).to.equal(1);
     });
   });

@@ -262,6 +262,44 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await page.screenshot({ path: `${ARTIFACTS}trader.png`, fullPage: true });
   });
 
+  it('trader: the market\'s rules on the ticket, each fill\'s fee and liquidity, fees in the positions and the PnL cards', async () => {
+    page.setDefaultTimeout(8_000);
+    // The page beforeEach opened may have read the previous test's key before localStorage was cleared:
+    // let its sign-in finish, clear, and start afresh.
+    await page.waitForLoadState('networkidle');
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    await api.market('FEE-USD', 1, 100, { maker_fee_bps: -2, taker_fee_bps: 5, position_limit: 20, max_open_orders: 2 });
+    const gus = await api.trader('fee-gus');
+    const hal = await api.trader('fee-hal');
+    await signIn(page, server.url, 'trader', gus);
+    await eventually(async () => expect(await page.getByTestId('trader-live').textContent()).to.equal('live'));
+    await page.getByTestId('ticket-market').selectOption('FEE-USD');
+    await eventually(async () => expect(await page.getByTestId('ticket-rules').textContent()).to.equal('fees -2/5 bps · limit ±20 · max 2 open'));
+    // Gus rests an offer, Hal takes it over REST: Gus is the maker and gets the rebate.
+    await page.getByTestId('ticket-side').selectOption('SELL');
+    await page.getByTestId('ticket-price').fill('100');
+    await page.getByTestId('ticket-quantity').fill('10');
+    await page.getByTestId('ticket-submit').click();
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.contain('accepted'));
+    await api.order(hal, 'FEE-USD', 'BUY', 100, 10);
+    const fill = page.getByTestId('fill');
+    await eventually(async () => expect(await fill.count()).to.equal(1));
+    expect(await fill.first().getByTestId('fill-fee').textContent()).to.equal('-0.20');
+    expect(await fill.first().textContent()).to.contain('SELL').and.contain('maker');
+    await eventually(async () => expect(await page.locator('[data-testid=position][data-market="FEE-USD"] [data-testid=position-fees]').textContent()).to.equal('-0.20'));
+    await eventually(async () => expect(await page.getByTestId('pnl-fees').textContent()).to.equal('0.20'));
+    await eventually(async () => expect(await page.getByTestId('pnl-realized').textContent()).to.equal('0.20'));
+    // The market's position limit refuses on the page in the API's own words.
+    await page.getByTestId('ticket-price').fill('110');
+    await page.getByTestId('ticket-quantity').fill('11');
+    await page.getByTestId('ticket-submit').click();
+    await eventually(async () => expect(await page.getByTestId('ticket-status').textContent()).to.equal('projected net position for FEE-USD would be -21; limit is +/-20'));
+    // The spectator's market list shows every market's rules.
+    await page.goto(`${server.url}/`);
+    await eventually(async () => expect(await page.locator('[data-market="FEE-USD"] [data-testid=market-rules]').textContent()).to.equal('fees -2/5 bps · limit ±20 · max 2 open'));
+  });
+
   it('operator: a wrong token is refused in the API words; provisions a trader, creates and settles a market', async () => {
     await signIn(page, server.url, 'operator', 'not-the-token');
     await eventually(async () => expect(await page.getByTestId('admin-login-status').textContent()).to.not.equal(''));
@@ -284,10 +322,26 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await page.getByTestId('market-quote').fill('USD');
     await page.getByTestId('market-display-name').fill('Operations test');
     await page.getByTestId('market-ref').fill('100');
+    await page.getByTestId('market-maker-fee').fill('-1');
+    await page.getByTestId('market-taker-fee').fill('4');
     await page.getByTestId('create-market').click();
     await eventually(async () => expect(await page.getByTestId('create-market-status').textContent()).to.equal('market OPS-USD is enabled'));
     const row = page.locator('[data-testid=admin-market][data-market="OPS-USD"]');
     await eventually(async () => expect(await row.getAttribute('data-status')).to.equal('enabled'));
+    expect(await row.getByTestId('market-fees').textContent()).to.equal('-1 / 4');
+    expect(await row.getByTestId('market-limit').textContent()).to.equal('±1,000');
+    expect(await row.getByTestId('market-max-open').textContent()).to.equal('no cap');
+    // A rule out of range is refused in the API's words; a patch sets the limit and the cap.
+    await row.getByTestId('market-manage').click();
+    await page.getByTestId('patch-taker-fee').fill('101');
+    await page.getByTestId('patch-submit').click();
+    await eventually(async () => expect(await page.getByTestId('patch-status').textContent()).to.equal('taker_fee_bps must be an integer from 0 to 100'));
+    await page.getByTestId('patch-taker-fee').fill('');
+    await page.getByTestId('patch-position-limit').fill('250');
+    await page.getByTestId('patch-max-open').fill('5');
+    await page.getByTestId('patch-submit').click();
+    await eventually(async () => expect(await page.getByTestId('patch-status').textContent()).to.equal('market OPS-USD updated: fees -1/4 bps · limit ±250 · max 5 open'));
+    await eventually(async () => expect(await row.getByTestId('market-max-open').textContent()).to.equal('5'));
 
     await api.order(key, 'OPS-USD', 'BUY', 100, 2);
     await row.getByTestId('market-manage').click();
@@ -352,6 +406,29 @@ describe('dashboard (e2e, headless Chromium)', function () {
     await eventually(async () => expect(await page.locator('[data-testid=admin-leaderboard] [data-trader="bulk-ben"] [data-testid=disabled-mark]').count()).to.equal(1));
     await ben.getByTestId('trader-enable').click();
     await eventually(async () => expect(await ben.getAttribute('data-disabled')).to.equal('false'));
+
+    // Ben's keys: issue a read key (shown once), which reads but does not trade; revoke it from the page.
+    await ben.getByTestId('trader-keys').click();
+    await eventually(async () => expect(await page.getByTestId('api-key').count()).to.equal(1));
+    await page.getByTestId('key-scope').selectOption('read');
+    await page.getByTestId('key-label').fill('notebook');
+    await page.getByTestId('key-issue').click();
+    await eventually(async () => expect(await page.getByTestId('keys-status').textContent()).to.equal('read key issued to bulk-ben'));
+    const readKey = (await page.getByTestId('issued-api-key').textContent()) ?? '';
+    expect(readKey).to.match(/^exch_[0-9a-f]{32}$/);
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).to.not.contain(readKey);
+    await eventually(async () => expect(await page.getByTestId('api-key').count()).to.equal(2));
+    expect(await api.call<{ username: string }>('GET', '/api/v1/user', { apiKey: readKey })).to.include({ username: 'bulk-ben' });
+    const trade = await api.call('DELETE', '/api/v1/orders', { apiKey: readKey }).then(() => 'accepted', (err: unknown) => (err instanceof RestError ? `${err.status} ${err.message}` : String(err)));
+    expect(trade).to.equal('403 key may only read');
+    // The list shows its last use once read again.
+    await ben.getByTestId('trader-keys').click();
+    await eventually(async () => expect(await page.locator('[data-testid=api-key][data-scope=read] [data-testid=key-last-used]').textContent()).to.not.equal('never'));
+    await page.locator('[data-testid=api-key][data-scope=read]').getByTestId('key-revoke').click();
+    await eventually(async () => expect(await page.getByTestId('keys-status').textContent()).to.match(/^key [0-9a-f]{8} of bulk-ben revoked; its sessions are closed$/));
+    await eventually(async () => expect(await page.getByTestId('api-key').count()).to.equal(1));
+    const revoked = await api.call('GET', '/api/v1/user', { apiKey: readKey }).then(() => 'accepted', (err: unknown) => (err instanceof RestError ? err.status : String(err)));
+    expect(revoked).to.equal(401);
 
     // A message two seconds from now: pending, then done with the seq of its event.
     const at = new Date(Date.now() + 2000);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Client, expectError, TIMESTAMP, UUID, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
-const MARKET_KEYS = ['market_id', 'display_name', 'base_asset', 'quote_asset', 'tick_size', 'min_order_quantity', 'reference_price', 'settlement_price', 'status', 'created_at', 'updated_at'];
+const MARKET_KEYS = ['market_id', 'display_name', 'base_asset', 'quote_asset', 'tick_size', 'min_order_quantity', 'reference_price', 'settlement_price', 'status', 'created_at', 'updated_at', 'maker_fee_bps', 'taker_fee_bps', 'position_limit', 'max_open_orders'];
 const MESSAGE_KEYS = ['message_id', 'target_username', 'target_trader_id', 'market', 'level', 'title', 'body', 'created_at'];
 
 interface Market {

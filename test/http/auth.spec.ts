@@ -37,6 +37,10 @@ describe('HTTP authentication', () => {
         'PATCH /api/v1/orders/by-client-id/{client_order_id}',
         'DELETE /api/v1/orders/by-client-id/{client_order_id}',
         'DELETE /api/v1/orders',
+        // keys with scopes
+        'GET /api/v1/keys',
+        'POST /api/v1/keys',
+        'DELETE /api/v1/keys/{key_id}',
       ].sort(),
     );
     expect(admin.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).to.deep.equal(
@@ -65,6 +69,10 @@ describe('HTTP authentication', () => {
         'PUT /api/v1/admin/schedule',
         'GET /api/v1/admin/schedule',
         'POST /api/v1/admin/leaderboard/freeze',
+        // keys with scopes
+        'POST /api/v1/admin/users/{trader_id}/keys',
+        'GET /api/v1/admin/users/{trader_id}/keys',
+        'DELETE /api/v1/admin/users/{trader_id}/keys/{key_id}',
         'GET /metrics',
         // practice rounds (practice.md): steering a practice exchange's play
         'POST /api/v1/practice/pause',

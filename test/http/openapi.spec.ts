@@ -66,13 +66,15 @@ describe('HTTP OpenAPI document', () => {
   it('lists the error codes of each route with their statuses, e.g. every admission refusal of POST /api/v1/orders', () => {
     const responses = doc.paths['/api/v1/orders']?.['post']?.responses ?? {};
     const codes = (status: string) => responses[status]?.headers?.['x-error-code']?.schema.enum ?? [];
-    expect(Object.keys(responses).sort()).to.deep.equal(['200', '201', '400', '401', '403', '404', '409', '413', '429', '500', '503'].filter((s) => s !== '403'));
+    expect(Object.keys(responses).sort()).to.deep.equal(['200', '201', '400', '401', '403', '404', '409', '413', '429', '500', '503']);
+    // A read key may not trade (competition-rules.md, "Keys").
+    expect(codes('403')).to.deep.equal(['insufficient_scope']);
     expect(codes('400')).to.include.members(['invalid_market', 'invalid_price', 'tick_size_violation', 'invalid_quantity', 'quantity_below_minimum', 'invalid_request']);
     expect(codes('409')).to.include.members(['trading_disabled', 'market_disabled', 'market_settled', 'position_limit_exceeded']);
     expect(codes('404')).to.deep.equal(['market_not_configured']);
     expect(codes('429')).to.deep.equal(['rate_limited']);
     expect(codes('500')).to.deep.equal(['overflow', 'internal']);
     const cancel = doc.paths['/api/v1/orders/{order_id}']?.['delete']?.responses ?? {};
-    expect(cancel['403']?.headers?.['x-error-code']?.schema.enum).to.deep.equal(['order_not_owned']);
+    expect(cancel['403']?.headers?.['x-error-code']?.schema.enum).to.deep.equal(['order_not_owned', 'insufficient_scope']);
   });
 });

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { stateHash } from '../../src/projections/state-hash.ts';
 import { WsTestClient } from '../ws/support/ws-test-client.ts';
+import { until } from '../support/until.ts';
 import { Client, expectError, UUID, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
@@ -23,13 +24,6 @@ function future(ms: number): string {
   return new Date(Date.now() + ms).toISOString();
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('HTTP operator commands (running a competition)', function () {
   this.timeout(60_000);

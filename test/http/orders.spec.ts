@@ -6,7 +6,7 @@ import { startHttpTestServer, type HttpTestServer } from './support/http-server.
 
 // The base specification's fields, then those trading-extensions.md adds.
 const ORDER_KEYS = ['id', 'trader_id', 'market', 'side', 'price', 'quantity', 'remaining', 'created_at', 'client_order_id', 'type', 'time_in_force', 'self_trade_prevention', 'status', 'average_fill_price'];
-const FILL_KEYS = ['fill_id', 'market', 'maker_order_id', 'taker_order_id', 'price', 'quantity', 'occurred_at'];
+const FILL_KEYS = ['fill_id', 'market', 'maker_order_id', 'taker_order_id', 'price', 'quantity', 'occurred_at', 'fee', 'liquidity'];
 
 describe('HTTP orders', () => {
   let server: HttpTestServer;

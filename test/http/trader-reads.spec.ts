@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Client, expectError, type FillBody, type OrderBody, type Trader } from './support/client.ts';
 import { startHttpTestServer, type HttpTestServer } from './support/http-server.ts';
 
-const POSITION_KEYS = ['market', 'net_quantity', 'average_entry_price', 'realized_pnl', 'updated_at'];
+const POSITION_KEYS = ['market', 'net_quantity', 'average_entry_price', 'realized_pnl', 'fees', 'updated_at'];
 
 describe('HTTP trader reads', () => {
   let server: HttpTestServer;
@@ -38,7 +38,7 @@ describe('HTTP trader reads', () => {
   it('GET /api/v1/portfolio: trader_id, position_limit 1000, positions', async () => {
     const r = await c.trader<Record<string, unknown>>(a.api_key, 'GET', '/api/v1/portfolio');
     expect(r.status).to.equal(200);
-    expect(Object.keys(r.body)).to.deep.equal(['trader_id', 'position_limit', 'positions']);
+    expect(Object.keys(r.body)).to.deep.equal(['trader_id', 'position_limit', 'position_limits', 'positions']);
     expect(r.body['trader_id']).to.equal(a.trader_id);
     expect(r.body['position_limit']).to.equal(1000);
     expect(r.body['positions']).to.deep.equal((await c.trader(a.api_key, 'GET', '/api/v1/positions')).body);
@@ -76,8 +76,10 @@ describe('HTTP trader reads', () => {
     const fb = await c.trader<FillBody[]>(b.api_key, 'GET', '/api/v1/fills');
     expect(fa.status).to.equal(200);
     expect(fa.body).to.have.length(1);
-    expect(fa.body).to.deep.equal(fb.body);
-    expect(fa.body[0]).to.include({ market: 'BTC-USD', price: 100, quantity: 4 });
+    // The same fill, each side with its own liquidity (and fee: none in a market without fees).
+    expect(fa.body.map(({ liquidity: _l, ...f }) => f)).to.deep.equal(fb.body.map(({ liquidity: _l, ...f }) => f));
+    expect(fa.body[0]).to.include({ market: 'BTC-USD', price: 100, quantity: 4, fee: 0 });
+    expect([fa.body[0]?.liquidity, fb.body[0]?.liquidity].sort()).to.deep.equal(['maker', 'taker']);
     expect((await c.trader(a.api_key, 'GET', '/api/v1/fills?market=ETH-USD')).body).to.deep.equal([]);
     expectError(await c.trader(a.api_key, 'GET', '/api/v1/fills?market=nope'), 400, 'invalid_market');
   });

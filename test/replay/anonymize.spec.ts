@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Exchange } from '../../src/commands/exchange.ts';
 import type { ExchangeEvent } from '../../src/events/types.ts';
+import { keyIdOf } from '../../src/projections/api-keys.ts';
 import { eventsOf, randomSession, TMP, writeLog } from '../practice/support/recordings.ts';
 import { replay } from '../support/replay-cli.ts';
 
@@ -59,6 +60,23 @@ describe('replay export --anonymize', function () {
       expect(text, `key hash of ${b.username}`).to.not.include(`"${b.api_key_hash}"`);
     }
     for (const e of original) if (e.type === 'ApiKeyRotated') expect(text).to.not.include(`"${e.data.api_key_hash}"`);
+    // Keys issued and revoked: no hash, id or label of the source; each revocation names the key its issue made.
+    const issued = original.flatMap((e) => (e.type === 'ApiKeyIssued' ? [e.data] : []));
+    expect(issued.length, 'keys issued in the session').to.be.greaterThan(0);
+    expect(original.some((e) => e.type === 'ApiKeyRevoked'), 'a key revoked in the session').to.equal(true);
+    for (const k of issued) {
+      expect(text, `key hash ${k.api_key_hash}`).to.not.include(`"${k.api_key_hash}"`);
+      expect(text, `key id ${k.key_id}`).to.not.include(`"${k.key_id}"`);
+      if (k.label !== null) expect(text, `label ${k.label}`).to.not.include(`"${k.label}"`);
+    }
+    const ids = new Set(events.flatMap((e) => (e.type === 'ApiKeyIssued' ? [e.data.key_id] : [])));
+    expect(ids.size).to.equal(issued.length);
+    // A primary key (provisioned, rotated) may be revoked too: its id is its hash's.
+    for (const e of events) {
+      if (e.type === 'TraderProvisioned' || e.type === 'ApiKeyRotated') ids.add(keyIdOf(e.data.api_key_hash));
+      if (e.type === 'TradersProvisioned') for (const t of e.data.traders) ids.add(keyIdOf(t.api_key_hash));
+    }
+    for (const e of events) if (e.type === 'ApiKeyRevoked') expect(ids.has(e.data.key_id), `revoked ${e.data.key_id}`).to.equal(true);
     for (const e of original) {
       const cid = e.type === 'OrderSubmitted' ? e.data.order.client_order_id : null;
       if (cid !== null) expect(text, `client order id ${cid}`).to.not.include(`"client_order_id":"${cid}"`);

@@ -61,7 +61,7 @@ describe('replay: recorded logs (golden)', function () {
     const r = await replay('state', '--file', fixturePath('round-with-settlement', 'ndjson'), '--until-time', tenth.time, '--view', 'markets');
     expect((JSON.parse(r.stdout) as { seq: number }).seq).to.equal(10);
     const csv = await replay('state', '--file', fixturePath('round-with-settlement', 'ndjson'), '--view', 'positions', '--format', 'csv');
-    expect(csv.stdout.split('\n')[0]).to.equal('trader_id,username,market,net_quantity,average_entry_price,realized_pnl,updated_at');
+    expect(csv.stdout.split('\n')[0]).to.equal('trader_id,username,market,net_quantity,average_entry_price,realized_pnl,fees,updated_at');
   });
 });
 

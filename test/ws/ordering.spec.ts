@@ -54,8 +54,8 @@ describe('ws ordering', () => {
     const makerState = await maker.nextType('order_state');
 
     const fill = { fill_id: (takerAck['fills'] as { fill_id: string }[])[0]?.fill_id, market: 'BTC-USD', maker_order_id: makerId, taker_order_id: takerId, price: 100, quantity: 2, occurred_at: (takerAck['order'] as { created_at: string }).created_at };
-    expect(takerFill['fill']).to.deep.equal(fill);
-    expect(makerFill['fill']).to.deep.equal(fill);
+    expect(takerFill['fill']).to.deep.equal({ ...fill, fee: 0, liquidity: 'taker' });
+    expect(makerFill['fill']).to.deep.equal({ ...fill, fee: 0, liquidity: 'maker' });
     expect(takerState).to.deep.include({ status: 'open', order: takerAck['order'] });
     expect(makerState['status']).to.equal('filled');
     expect(makerState['order']).to.include({ id: makerId, remaining: 0 });

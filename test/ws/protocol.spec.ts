@@ -46,9 +46,9 @@ describe('ws protocol', () => {
   it('authenticates, replaces the identity on a second authenticate, and clears it on a bad key', async () => {
     const c = await fx.client();
     c.send({ op: 'authenticate', api_key: alice.api_key });
-    expect(await c.nextType('authenticated')).to.deep.equal({ type: 'authenticated', trader_id: alice.trader_id, username: 'alice' });
+    expect(await c.nextType('authenticated')).to.deep.include({ type: 'authenticated', trader_id: alice.trader_id, username: 'alice', scope: 'trade' });
     c.send({ op: 'authenticate', api_key: bob.api_key });
-    expect(await c.nextType('authenticated')).to.deep.equal({ type: 'authenticated', trader_id: bob.trader_id, username: 'bob' });
+    expect(await c.nextType('authenticated')).to.deep.include({ type: 'authenticated', trader_id: bob.trader_id, username: 'bob', scope: 'trade' });
     const ack = await c.request({ op: 'submit_order', request_id: rid(), market: 'BTC-USD', side: 'BUY', price: 1, quantity: 1 });
     expect((ack['order'] as { trader_id: string }).trader_id).to.equal(bob.trader_id);
     c.send({ op: 'authenticate', api_key: 'exch_00000000000000000000000000000000' });
@@ -111,7 +111,7 @@ describe('ws protocol', () => {
     expect(taker['resting']).to.equal(true);
     const fills = taker['fills'] as Record<string, unknown>[];
     expect(fills).to.have.length(1);
-    expect(Object.keys(fills[0] as object)).to.deep.equal(['fill_id', 'market', 'maker_order_id', 'taker_order_id', 'price', 'quantity', 'occurred_at']);
+    expect(Object.keys(fills[0] as object)).to.deep.equal(['fill_id', 'market', 'maker_order_id', 'taker_order_id', 'price', 'quantity', 'occurred_at', 'fee', 'liquidity']);
     expect(fills[0]).to.include({ market: 'BTC-USD', maker_order_id: (maker['order'] as { id: string }).id, taker_order_id: (taker['order'] as { id: string }).id, price: 700, quantity: 2 });
     expect(taker['order']).to.include({ remaining: 3, quantity: 5 });
     await b.request({ op: 'cancel_order', request_id: rid(), order_id: (taker['order'] as { id: string }).id });

@@ -28,7 +28,26 @@ export type BookOrder = BookOrderView;
 export interface Portfolio {
   readonly trader_id: string;
   readonly position_limit: number;
+  /** Every market's position limit (competition-rules.md), by market_id. */
+  readonly position_limits: Readonly<Record<string, number>>;
   readonly positions: readonly Position[];
+}
+
+/** An API key as GET .../keys shows it (never its secret). */
+export interface ApiKey {
+  readonly key_id: string;
+  readonly scope: 'trade' | 'read';
+  readonly label: string | null;
+  readonly created_at: string;
+  readonly expires_at: string | null;
+  readonly last_used_at: string | null;
+  readonly primary: boolean;
+}
+
+/** The answer to issuing a key: the secret is shown only here. */
+export interface IssuedKey {
+  readonly key: ApiKey;
+  readonly api_key: string;
 }
 
 export interface TraderProfile {

@@ -1,9 +1,11 @@
 // The operator's controls for running a competition (docs/api.md): bulk provisioning from pasted names or
-// a CSV file (keys shown once), key rotation and disabling per trader, the schedule, and freezing the
-// official leaderboard. Each control is one admin call; the panels re-read their lists after each.
+// a CSV file (keys shown once), key rotation, each trader's keys (key-panel.ts) and disabling per
+// trader, the schedule, and freezing the official leaderboard. Each control is one admin call; the panels
+// re-read their lists after each.
 import type { OfficialStandings, Schedule, ScheduleEntry, TraderAccount, TraderProfile } from './api-types.ts';
 import { fill, h, text } from './dom.ts';
 import { fmtTime } from './format.ts';
+import { KeyPanel } from './key-panel.ts';
 import type { OperatorSession } from './operator-session.ts';
 import { field, panel, StatusLine, table } from './widgets.ts';
 
@@ -39,6 +41,7 @@ export class CompetitionPanels {
   private readonly tradersBox = h('div', { 'data-testid': 'trader-accounts' });
   private readonly tradersStatus = new StatusLine('traders-status');
   private readonly rotatedKey = h('div', { class: 'new-key', hidden: true });
+  private readonly keys: KeyPanel;
 
   private readonly schedAt = h('input', { type: 'datetime-local', step: '1', 'data-testid': 'schedule-at' });
   private readonly schedAction = h('select', { 'data-testid': 'schedule-action' }, ACTIONS.map((a) => h('option', { value: a }, a)));
@@ -55,7 +58,8 @@ export class CompetitionPanels {
 
   constructor(session: OperatorSession) {
     this.session = session;
-    this.el = h('div', { class: 'operator-grid' }, this.bulkPanel(), this.tradersPanel(), this.schedulePanel(), this.officialPanel());
+    this.keys = new KeyPanel(session);
+    this.el = h('div', { class: 'operator-grid' }, this.bulkPanel(), this.tradersPanel(), this.keys.el, this.schedulePanel(), this.officialPanel());
   }
 
   /** Re-reads the traders, the schedule and the official standings. */
@@ -71,6 +75,7 @@ export class CompetitionPanels {
       this.renderTraders(traders);
       this.renderSchedule();
       this.renderOfficial(official);
+      await this.keys.refresh();
     } catch (err) {
       this.tradersStatus.fail(err instanceof Error ? err.message : String(err));
     }
@@ -144,9 +149,12 @@ export class CompetitionPanels {
                 h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => { this.rotatedKey.hidden = true; this.rotatedKey.replaceChildren(); } }, 'Done')),
               );
               this.rotatedKey.hidden = false;
+              void this.keys.refresh();
               return `key of ${profile.username} rotated`;
             }),
           );
+          const keys = h('button', { type: 'button', 'data-testid': 'trader-keys' }, 'Keys');
+          keys.addEventListener('click', () => this.keys.show(t));
           const toggle = h('button', { type: 'button', class: t.disabled ? '' : 'danger', 'data-testid': t.disabled ? 'trader-enable' : 'trader-disable' }, t.disabled ? 'Enable' : 'Disable');
           toggle.addEventListener('click', () =>
             void this.tradersStatus.run(
@@ -164,7 +172,7 @@ export class CompetitionPanels {
             h('td', null, h('strong', null, t.username)),
             h('td', null, fmtTime(t.created_at)),
             h('td', { class: t.disabled ? 'neg' : 'pos' }, t.disabled ? 'disabled' : 'active'),
-            h('td', { class: 'actions' }, rotate, toggle),
+            h('td', { class: 'actions' }, keys, rotate, toggle),
           );
         }),
         'No traders yet.',

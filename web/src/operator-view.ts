@@ -1,9 +1,10 @@
 // The operator console, with the admin token (kept in this browser only): trading controls and the
-// persistence status, trader provisioning (the new key shown once), market administration, messages,
-// the reset (behind a typed confirmation) and the admin leaderboard.
+// persistence status, trader provisioning (the new key shown once), market administration with each
+// market's rules (fees, position limit, cap on open orders), messages, the reset (behind a typed
+// confirmation) and the admin leaderboard.
 import type { Controls, Market, ResetReply, SettleReply, TraderProfile } from './api-types.ts';
 import { fill, frameScheduler, h, integer, text } from './dom.ts';
-import { fmtInt, fmtTime } from './format.ts';
+import { fmtInt, fmtRules, fmtTime } from './format.ts';
 import { CompetitionPanels } from './competition-panels.ts';
 import type { OperatorSession } from './operator-session.ts';
 import { field, leaderboardTable, messageList, panel, StatusLine, statusBadge, table } from './widgets.ts';
@@ -42,6 +43,11 @@ export class OperatorView {
   private readonly mMin = h('input', { type: 'number', min: '1', value: '1', 'data-testid': 'market-min-qty' });
   private readonly mRef = h('input', { type: 'number', min: '1', placeholder: 'optional', 'data-testid': 'market-ref' });
   private readonly mEnabled = h('input', { type: 'checkbox', checked: true, 'data-testid': 'market-enabled' });
+  // No min or max on the rules: a value out of range goes to the service, whose refusal names the field.
+  private readonly mMakerFee = h('input', { type: 'number', placeholder: '0 (-100..100)', 'data-testid': 'market-maker-fee' });
+  private readonly mTakerFee = h('input', { type: 'number', placeholder: '0 (0..100)', 'data-testid': 'market-taker-fee' });
+  private readonly mLimit = h('input', { type: 'number', placeholder: '1000', 'data-testid': 'market-position-limit' });
+  private readonly mMaxOpen = h('input', { type: 'number', placeholder: 'no cap', 'data-testid': 'market-max-open' });
   private readonly createStatus = new StatusLine('create-market-status');
 
   private readonly selMarket = h('select', { 'data-testid': 'manage-market' });
@@ -49,6 +55,10 @@ export class OperatorView {
   private readonly pTick = h('input', { type: 'number', min: '1', placeholder: 'unchanged', 'data-testid': 'patch-tick' });
   private readonly pMin = h('input', { type: 'number', min: '1', placeholder: 'unchanged', 'data-testid': 'patch-min-qty' });
   private readonly pRef = h('input', { type: 'number', min: '1', placeholder: 'unchanged', 'data-testid': 'patch-ref' });
+  private readonly pMakerFee = h('input', { type: 'number', placeholder: 'unchanged', 'data-testid': 'patch-maker-fee' });
+  private readonly pTakerFee = h('input', { type: 'number', placeholder: 'unchanged', 'data-testid': 'patch-taker-fee' });
+  private readonly pLimit = h('input', { type: 'number', placeholder: 'unchanged', 'data-testid': 'patch-position-limit' });
+  private readonly pMaxOpen = h('input', { type: 'text', placeholder: 'unchanged; "none" lifts the cap', 'data-testid': 'patch-max-open' });
   private readonly patchStatus = new StatusLine('patch-status');
   private readonly settlePrice = h('input', { type: 'number', min: '1', 'data-testid': 'settle-price' });
   private readonly settleNote = h('input', { type: 'text', placeholder: 'default announcement', 'data-testid': 'settle-announcement' });
@@ -169,6 +179,11 @@ export class OperatorView {
             reference_price: text(this.mRef) === '' ? null : numberOrRaw(this.mRef),
             enabled: this.mEnabled.checked,
             display_name: text(this.mName) === '' ? null : text(this.mName),
+            // Rules left empty are the defaults (no fees, the 1000 limit, no cap).
+            ...(text(this.mMakerFee) === '' ? {} : { maker_fee_bps: numberOrRaw(this.mMakerFee) }),
+            ...(text(this.mTakerFee) === '' ? {} : { taker_fee_bps: numberOrRaw(this.mTakerFee) }),
+            ...(text(this.mLimit) === '' ? {} : { position_limit: numberOrRaw(this.mLimit) }),
+            ...(text(this.mMaxOpen) === '' ? {} : { max_open_orders: numberOrRaw(this.mMaxOpen) }),
           };
           void this.createStatus.run(button, () => this.session.call<Market>('POST', '/api/v1/admin/markets', body), (m) => `market ${m.market_id} is ${m.status}`);
         },
@@ -179,6 +194,10 @@ export class OperatorView {
       field('Tick size', this.mTick),
       field('Min quantity', this.mMin),
       field('Reference price', this.mRef),
+      field('Maker fee (bps)', this.mMakerFee),
+      field('Taker fee (bps)', this.mTakerFee),
+      field('Position limit', this.mLimit),
+      field('Max open orders', this.mMaxOpen),
       h('label', { class: 'check' }, this.mEnabled, ' enabled at once'),
       button,
     );
@@ -193,15 +212,20 @@ export class OperatorView {
         class: 'grid-form',
         onsubmit: (e: Event) => {
           e.preventDefault();
-          const patch: Record<string, string | number> = {};
+          const patch: Record<string, string | number | null> = {};
           if (text(this.pName) !== '') patch['display_name'] = text(this.pName);
           if (text(this.pTick) !== '') patch['tick_size'] = numberOrRaw(this.pTick);
           if (text(this.pMin) !== '') patch['min_order_quantity'] = numberOrRaw(this.pMin);
           if (text(this.pRef) !== '') patch['reference_price'] = numberOrRaw(this.pRef);
+          if (text(this.pMakerFee) !== '') patch['maker_fee_bps'] = numberOrRaw(this.pMakerFee);
+          if (text(this.pTakerFee) !== '') patch['taker_fee_bps'] = numberOrRaw(this.pTakerFee);
+          if (text(this.pLimit) !== '') patch['position_limit'] = numberOrRaw(this.pLimit);
+          const maxOpen = text(this.pMaxOpen);
+          if (maxOpen !== '') patch['max_open_orders'] = maxOpen.toLowerCase() === 'none' ? null : Number.isNaN(Number(maxOpen)) ? maxOpen : Number(maxOpen);
           const id = this.selMarket.value;
           void this.patchStatus.run(patchButton, () => this.session.call<Market>('PATCH', `/api/v1/admin/markets/${encodeURIComponent(id)}`, patch), (m) => {
-            for (const input of [this.pName, this.pTick, this.pMin, this.pRef]) input.value = '';
-            return `market ${m.market_id} updated`;
+            for (const input of [this.pName, this.pTick, this.pMin, this.pRef, this.pMakerFee, this.pTakerFee, this.pLimit, this.pMaxOpen]) input.value = '';
+            return `market ${m.market_id} updated: ${fmtRules(m)}`;
           });
         },
       },
@@ -209,6 +233,10 @@ export class OperatorView {
       field('Tick size', this.pTick),
       field('Min quantity', this.pMin),
       field('Reference price', this.pRef),
+      field('Maker fee (bps)', this.pMakerFee),
+      field('Taker fee (bps)', this.pTakerFee),
+      field('Position limit', this.pLimit),
+      field('Max open orders', this.pMaxOpen),
       patchButton,
     );
     const settleButton = h('button', { type: 'submit', class: 'danger', 'data-testid': 'settle-submit' }, 'Settle');
@@ -367,7 +395,7 @@ export class OperatorView {
     fill(
       this.marketsBox,
       table(
-        ['Market', 'Name', 'Status', 'Tick', 'Min qty', 'Reference', 'Settlement', ''],
+        ['Market', 'Name', 'Status', 'Tick', 'Min qty', 'Reference', 'Settlement', 'Fees maker/taker (bps)', 'Limit', 'Max open', ''],
         markets.map((m) => {
           const toggle = h('button', { type: 'button', 'data-testid': m.status === 'enabled' ? 'market-disable' : 'market-enable', disabled: m.status === 'settled' }, m.status === 'enabled' ? 'Disable' : 'Enable');
           toggle.addEventListener('click', () =>
@@ -392,6 +420,9 @@ export class OperatorView {
             h('td', { class: 'num' }, fmtInt(m.min_order_quantity)),
             h('td', { class: 'num' }, fmtInt(m.reference_price)),
             h('td', { class: 'num' }, fmtInt(m.settlement_price)),
+            h('td', { class: 'num', 'data-testid': 'market-fees' }, `${m.maker_fee_bps} / ${m.taker_fee_bps}`),
+            h('td', { class: 'num', 'data-testid': 'market-limit' }, `±${fmtInt(m.position_limit)}`),
+            h('td', { class: 'num', 'data-testid': 'market-max-open' }, m.max_open_orders === null ? 'no cap' : fmtInt(m.max_open_orders)),
             h('td', { class: 'actions' }, toggle, manage, remove),
           );
         }),

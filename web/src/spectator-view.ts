@@ -4,7 +4,7 @@
 // standings when the organizer made them public, and operator messages as they arrive.
 import type { Market } from './api-types.ts';
 import { fill, frameScheduler, h } from './dom.ts';
-import { fmtInt, fmtMoney, fmtSigned, fmtTime } from './format.ts';
+import { fmtInt, fmtMoney, fmtRules, fmtSigned, fmtTime } from './format.ts';
 import type { L2Book } from './l2-book.ts';
 import type { MarketDirectory } from './market-directory.ts';
 import type { MessageLog } from './message-log.ts';
@@ -115,6 +115,7 @@ export class SpectatorView {
           'button',
           { class: `market-row ${m.market_id === this.selected ? 'selected' : ''}`, 'data-market': m.market_id, onclick: () => this.select(m.market_id) },
           h('div', { class: 'market-name' }, h('strong', null, m.market_id), h('span', { class: 'muted' }, m.display_name === m.market_id ? '' : m.display_name), statusBadge(m.status)),
+          h('div', { class: 'market-rules muted', 'data-testid': 'market-rules' }, fmtRules(m)),
           h(
             'div',
             { class: 'market-quote' },

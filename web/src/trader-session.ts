@@ -18,6 +18,8 @@ export class TraderSession {
   profile: TraderProfile | null = null;
   positions: readonly Position[] = [];
   positionLimit = 1000;
+  /** Each market's own position limit (the portfolio's position_limits). */
+  positionLimits: Readonly<Record<string, number>> = {};
   readonly openOrders = new Map<string, Order>();
   /** Newest first. */
   fills: Fill[] = [];
@@ -131,13 +133,9 @@ export class TraderSession {
     }
   }
 
-  /** Whether the order is one of this trader's that the page has seen. */
-  knowsOrder(orderId: string): boolean {
-    return this.sides.has(orderId);
-  }
-
+  /** The trader's side of a fill: its own order's (the maker's when it provided the liquidity). */
   sideOf(fill: Fill): Side | null {
-    return this.sides.get(fill.maker_order_id) ?? this.sides.get(fill.taker_order_id) ?? null;
+    return this.sides.get(fill.liquidity === 'maker' ? fill.maker_order_id : fill.taker_order_id) ?? null;
   }
 
   /** Trader REST call with the session's key; errors propagate in the API's words. */
@@ -173,6 +171,7 @@ export class TraderSession {
       const [portfolio, leaderboard] = await Promise.all([apiRequest<Portfolio>('GET', '/api/v1/portfolio', { apiKey }), apiRequest<LeaderboardRow[]>('GET', '/api/v1/leaderboard', { apiKey })]);
       this.positions = portfolio.positions;
       this.positionLimit = portfolio.position_limit;
+      this.positionLimits = portfolio.position_limits;
       this.leaderboard = leaderboard;
       this.error = null;
     } catch (err) {

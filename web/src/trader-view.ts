@@ -1,9 +1,9 @@
-// The trader's page: with an API key (kept in this browser only) it shows positions with PnL marked on
-// the live book, open orders with cancel and amend, fills, an order ticket and the leaderboard; the
-// socket's private events keep them current.
+// The trader's page: with an API key (kept in this browser only) it shows positions with PnL (after
+// fees) marked on the live book, open orders with cancel and amend, fills with their fees, an order
+// ticket with the market's rules and the leaderboard; the socket's private events keep them current.
 import type { Order, SubmitReply } from './api-types.ts';
 import { fill, frameScheduler, h, integer, text } from './dom.ts';
-import { fmtInt, fmtMoney, fmtSigned, fmtTime, shortId, signClass } from './format.ts';
+import { fmtFee, fmtInt, fmtMoney, fmtRules, fmtSigned, fmtTime, shortId, signClass } from './format.ts';
 import type { MarketDirectory } from './market-directory.ts';
 import type { MarketFeed } from './market-feed.ts';
 import { markPrice, unrealizedPnl, type Quote } from './marking.ts';
@@ -52,6 +52,8 @@ export class TraderView {
   private readonly ticketButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'ticket-submit' }, 'Place order');
   private readonly cancelAllButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel-all' }, 'Cancel all');
   private readonly ticketStatus = new StatusLine('ticket-status');
+  /** The ticket market's rules: its fees, position limit and cap on open orders. */
+  private readonly ticketRules = h('p', { class: 'muted', 'data-testid': 'ticket-rules' });
 
   private readonly ordersBody = h('tbody');
   private readonly ordersEmpty = h('p', { class: 'empty' }, 'No open orders.');
@@ -119,7 +121,7 @@ export class TraderView {
       'div',
       { class: 'trader-grid' },
       h('div', { class: 'span-all' }, this.identity, this.summary),
-      panel('Order ticket', { class: 'ticket-panel' }, ticket, this.ticketStatus.el),
+      panel('Order ticket', { class: 'ticket-panel' }, ticket, this.ticketRules, this.ticketStatus.el),
       panel('Open orders', { 'data-testid': 'open-orders' }, this.ordersTable, this.ordersEmpty, h('div', { class: 'row' }, this.cancelAllButton), this.ordersStatus.el),
       panel('Positions', { 'data-testid': 'positions' }, this.positionsBox),
       panel('Leaderboard', { 'data-testid': 'leaderboard' }, this.leaderboardBox),
@@ -142,6 +144,8 @@ export class TraderView {
     }
     this.renderIdentity();
     this.renderTicketMarkets();
+    const traded = this.directory.get(this.ticketMarket.value);
+    this.ticketRules.textContent = traded === undefined ? '' : fmtRules(traded);
     this.feed.watch(this.ticketMarket.value === '' ? [] : [this.ticketMarket.value]);
     this.renderOrders();
     this.renderPositions();
@@ -163,10 +167,14 @@ export class TraderView {
     );
     const me = this.session.leaderboard.find((r) => r.trader_id === profile.trader_id);
     const card = (label: string, value: string, cls: string, testId: string): HTMLElement => h('div', { class: 'card' }, h('span', { class: 'muted' }, label), h('strong', { class: cls, 'data-testid': testId }, value));
+    // Fees paid across markets (negative: rebates received); net and realized PnL are after them.
+    let fees = 0;
+    for (const p of this.session.positions) fees += p.fees;
     fill(
       this.summary,
       card('Net PnL', me === undefined ? '–' : fmtSigned(me.net_pnl), me === undefined ? '' : signClass(me.net_pnl), 'pnl-net'),
-      card('Realized', me === undefined ? '–' : fmtMoney(me.realized_pnl), me === undefined ? '' : signClass(me.realized_pnl), 'pnl-realized'),
+      card('Realized (after fees)', me === undefined ? '–' : fmtMoney(me.realized_pnl), me === undefined ? '' : signClass(me.realized_pnl), 'pnl-realized'),
+      card(fees < 0 ? 'Rebates' : 'Fees paid', fmtFee(Math.abs(fees)), fees < 0 ? 'pos' : '', 'pnl-fees'),
       card('Unrealized', me === undefined ? '–' : fmtMoney(me.unrealized_pnl), me === undefined ? '' : signClass(me.unrealized_pnl), 'pnl-unrealized'),
       card('Rank', me === undefined ? '–' : `${me.rank} of ${this.session.leaderboard.length}`, '', 'rank'),
       card('Open orders', String(this.session.openOrders.size), '', 'open-count'),
@@ -271,14 +279,14 @@ export class TraderView {
   }
 
   private renderPositions(): void {
-    const limit = this.session.positionLimit;
     fill(
       this.positionsBox,
       table(
-        ['Market', 'Net', 'Avg entry', 'Mark', 'Realized', 'Unrealized', 'Limit used'],
+        ['Market', 'Net', 'Avg entry', 'Mark', 'Realized', 'Fees', 'Unrealized', 'Limit used'],
         this.session.positions.map((p) => {
           const mark = markPrice(this.directory.get(p.market), this.quote(p.market));
           const unrealized = unrealizedPnl(p, mark);
+          const limit = this.session.positionLimits[p.market] ?? this.session.positionLimit;
           return h(
             'tr',
             { 'data-testid': 'position', 'data-market': p.market, 'data-net': p.net_quantity },
@@ -287,8 +295,9 @@ export class TraderView {
             h('td', { class: 'num' }, p.average_entry_price === null ? '–' : fmtMoney(p.average_entry_price)),
             h('td', { class: 'num muted' }, mark === null ? '–' : fmtMoney(mark)),
             h('td', { class: `num ${signClass(p.realized_pnl)}` }, fmtMoney(p.realized_pnl)),
+            h('td', { class: 'num muted', 'data-testid': 'position-fees' }, fmtFee(p.fees)),
             h('td', { class: `num ${unrealized === null ? '' : signClass(unrealized)}` }, unrealized === null ? '–' : fmtMoney(unrealized)),
-            h('td', { class: 'num muted' }, `${Math.round((Math.abs(p.net_quantity) / limit) * 100)}%`),
+            h('td', { class: 'num muted' }, `${Math.round((Math.abs(p.net_quantity) / limit) * 100)}% of ±${fmtInt(limit)}`),
           );
         }),
         'No positions yet.',
@@ -300,10 +309,9 @@ export class TraderView {
     fill(
       this.fillsBox,
       table(
-        ['Time', 'Market', 'Side', 'Price', 'Qty', 'Role', 'Fill'],
+        ['Time', 'Market', 'Side', 'Price', 'Qty', 'Role', 'Fee', 'Fill'],
         this.session.fills.slice(0, 50).map((f) => {
           const side = this.session.sideOf(f);
-          const maker = this.session.knowsOrder(f.maker_order_id);
           return h(
             'tr',
             { 'data-testid': 'fill', 'data-fill-id': f.fill_id },
@@ -312,7 +320,8 @@ export class TraderView {
             h('td', { class: side === 'BUY' ? 'pos' : side === 'SELL' ? 'neg' : '' }, side ?? '–'),
             h('td', { class: 'num' }, fmtInt(f.price)),
             h('td', { class: 'num', 'data-testid': 'fill-quantity' }, fmtInt(f.quantity)),
-            h('td', { class: 'muted' }, side === null ? '–' : maker ? 'maker' : 'taker'),
+            h('td', { class: 'muted' }, f.liquidity),
+            h('td', { class: `num ${f.fee < 0 ? 'pos' : ''}`, 'data-testid': 'fill-fee' }, fmtFee(f.fee)),
             h('td', { class: 'muted' }, shortId(f.fill_id)),
           );
         }),

@@ -9,6 +9,7 @@ import urllib.request
 from typing import Any
 
 from .errors import ExchangeError
+from .records import ApiKey, Fill, IssuedKey, LeaderboardRow, Market, Portfolio, Position
 from .validate import check_ref, check_submit, market_symbol, positive_integer
 
 
@@ -60,26 +61,45 @@ class RestClient:
     async def health(self) -> Any:
         return await self.request("GET", "/health")
 
-    async def markets(self) -> Any:
+    async def markets(self) -> list[Market]:
         return await self.request("GET", "/api/v1/markets")
 
     async def user(self) -> Any:
         return await self.request("GET", "/api/v1/user")
 
-    async def positions(self) -> Any:
+    async def positions(self) -> list[Position]:
         return await self.request("GET", "/api/v1/positions")
 
-    async def portfolio(self) -> Any:
+    async def portfolio(self) -> Portfolio:
         return await self.request("GET", "/api/v1/portfolio")
 
-    async def leaderboard(self) -> Any:
+    async def leaderboard(self) -> list[LeaderboardRow]:
         return await self.request("GET", "/api/v1/leaderboard")
 
     async def open_orders(self, market: str | None = None) -> Any:
         return await self.request("GET", "/api/v1/open-orders", query={"market": market})
 
-    async def fills(self, market: str | None = None, limit: int | None = None, before: str | None = None) -> Any:
+    async def fills(self, market: str | None = None, limit: int | None = None, before: str | None = None) -> list[Fill] | dict[str, Any]:
+        """Every fill (a list), or with limit or before a page {"fills": [...], "next": cursor}."""
         return await self.request("GET", "/api/v1/fills", query={"market": market, "limit": limit, "before": before})
+
+    async def keys(self) -> list[ApiKey]:
+        """The caller's API keys (any scope), never their secrets."""
+        return await self.request("GET", "/api/v1/keys")
+
+    async def create_read_key(self, label: str | None = None, expires_at: str | None = None) -> IssuedKey:
+        """A read key for the caller (needs a trade key): it reads everything and trades nothing. The
+        secret (api_key) is in this answer only."""
+        body: dict[str, Any] = {}
+        if label is not None:
+            body["label"] = label
+        if expires_at is not None:
+            body["expires_at"] = expires_at
+        return await self.request("POST", "/api/v1/keys", body=body)
+
+    async def revoke_key(self, key_id: str) -> dict[str, ApiKey]:
+        """Revokes one of the caller's keys (needs a trade key); its WebSocket sessions are closed."""
+        return await self.request("DELETE", "/api/v1/keys/" + urllib.parse.quote(key_id, safe=""))
 
     async def submit_order(self, **order: Any) -> Any:
         return await self.request("POST", "/api/v1/orders", body=check_submit(order))

@@ -1,7 +1,7 @@
 """The Python client against a real server (started by test/clients/python-client.spec.ts, which sets
 EXCHANGE_URL and EXCHANGE_ADMIN_TOKEN): the local books equal the server's after a random session across
 three markets with the connection killed twice; malformed arguments are refused before sending; the
-exchange's errors arrive with status, code and text."""
+exchange's errors arrive with status, code and text; fees and keys with scopes (competition-rules.md)."""
 from __future__ import annotations
 
 import asyncio
@@ -163,6 +163,40 @@ class Arguments(unittest.IsolatedAsyncioTestCase):
             await ExchangeSocket(WS, api_key="exch_00000000000000000000000000000000").connect()
         self.assertEqual((refused.exception.status, refused.exception.code), (401, "invalid_api_key"))
         await sock.close()
+
+
+class RulesAndKeys(unittest.IsolatedAsyncioTestCase):
+    async def test_fees_on_fills_and_positions_a_read_key_that_reads_and_cannot_trade(self) -> None:
+        admin("POST", "/api/v1/admin/markets", {"market_id": "PYF-USD", "base_asset": "PYF", "quote_asset": "USD", "tick_size": 1,
+                                                 "min_order_quantity": 1, "reference_price": 100, "enabled": True,
+                                                 "maker_fee_bps": -2, "taker_fee_bps": 5, "max_open_orders": 3})
+        maker, taker = RestClient(BASE, KEYS[2]), RestClient(BASE, KEYS[3])
+        market = next(m for m in await maker.markets() if m["market_id"] == "PYF-USD")
+        self.assertEqual((market["maker_fee_bps"], market["taker_fee_bps"], market["position_limit"], market["max_open_orders"]), (-2, 5, 1000, 3))
+        await maker.submit_order(market="PYF-USD", side="SELL", price=100, quantity=10)
+        ack = await taker.submit_order(market="PYF-USD", side="BUY", price=100, quantity=10)
+        self.assertEqual([(f["fee"], f["liquidity"]) for f in ack["fills"]], [(0.5, "taker")])
+        mine = [f for f in await maker.fills(market="PYF-USD")]
+        self.assertEqual([(f["fee"], f["liquidity"]) for f in mine], [(-0.2, "maker")])
+        position = next(p for p in await maker.positions() if p["market"] == "PYF-USD")
+        self.assertEqual((position["fees"], position["realized_pnl"]), (-0.2, 0.2))
+
+        issued = await maker.create_read_key(label="notebook")
+        self.assertEqual((issued["key"]["scope"], issued["key"]["label"], issued["key"]["primary"]), ("read", "notebook", False))
+        reader = RestClient(BASE, issued["api_key"])
+        self.assertEqual([k["scope"] for k in await reader.keys()], ["trade", "read"])
+        with self.assertRaises(ExchangeError) as refused:
+            await reader.submit_order(market="PYF-USD", side="BUY", price=90, quantity=1)
+        self.assertEqual((refused.exception.status, refused.exception.code, refused.exception.text), (403, "insufficient_scope", "key may only read"))
+        sock = await ExchangeSocket(WS, api_key=issued["api_key"]).connect()
+        with self.assertRaises(ExchangeError) as rejected:
+            await sock.submit_order(market="PYF-USD", side="BUY", price=90, quantity=1)
+        self.assertEqual(rejected.exception.code, "insufficient_scope")
+        await sock.close()
+        await maker.revoke_key(issued["key"]["key_id"])
+        with self.assertRaises(ExchangeError) as gone:
+            await reader.positions()
+        self.assertEqual((gone.exception.status, gone.exception.code), (401, "invalid_api_key"))
 
 
 if __name__ == "__main__":

@@ -5,5 +5,5 @@ export { ERROR_STATUS, type ExchangeErrorCode } from './error-codes.ts';
 export { ExchangeError, type ClientErrorCode, type ErrorCode } from './errors.ts';
 export type * from './messages.ts';
 export type { components, paths } from './openapi.ts';
-export { RestClient, type OrderResponse, type RestClientOptions, type SubmitOrderResponse, type Success } from './rest.ts';
+export { RestClient, type ApiKey, type IssuedKey, type OrderResponse, type RestClientOptions, type SubmitOrderResponse, type Success } from './rest.ts';
 export { ExchangeSocket, type ExchangeSocketOptions, type SocketEvents, type WebSocketConstructor, type WebSocketLike } from './socket.ts';

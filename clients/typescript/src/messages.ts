@@ -8,6 +8,8 @@ export type Order = components['schemas']['Order'];
 export type Fill = components['schemas']['Fill'];
 export type Trade = components['schemas']['Trade'];
 export type Side = 'BUY' | 'SELL';
+/** A key's scope (competition-rules.md): trade does everything, read places no orders. */
+export type KeyScope = 'trade' | 'read';
 export type OrderType = 'LIMIT' | 'MARKET';
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK' | 'POST_ONLY';
 export type SelfTradePrevention = 'NONE' | 'CANCEL_TAKER' | 'CANCEL_MAKER' | 'CANCEL_BOTH';
@@ -26,7 +28,8 @@ export type L3Event =
   | { kind: 'order_removed'; order_id: string; side: Side; price: number }
   | { kind: 'trade'; maker_order_id: string; taker_order_id: string; price: number; quantity: number };
 
-export interface Authenticated { type: 'authenticated'; trader_id: string; username: string }
+/** `key_id` and `scope`: the key the session authenticated with (a read key's trading ops are rejected with insufficient_scope). */
+export interface Authenticated { type: 'authenticated'; trader_id: string; username: string; key_id: string; scope: KeyScope }
 export interface Snapshot { type: 'snapshot'; channel: 'l3'; market: string; sequence: number; bids: BookOrder[]; asks: BookOrder[]; epoch: string }
 export interface L3Delta { type: 'delta'; channel: 'l3'; market: string; sequence: number; events: L3Event[] }
 export interface L3Subscribed { type: 'subscribed'; channel: 'l3'; market: string; last_sequence: number; epoch: string; already_subscribed?: true }

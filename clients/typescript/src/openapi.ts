@@ -347,6 +347,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/users/{trader_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trader's API keys (never their secrets), oldest first, with when each was last used */
+        get: operations["getApiV1AdminUsersTraderIdKeys"];
+        put?: never;
+        /**
+         * Issue another API key to a trader, with a scope (trade or read), a label and an expiry
+         * @description The key works beside the trader's others (rotation without downtime: issue the new key, move the bots, revoke the old one). The secret is shown only in this answer. A trader holds at most 20 keys.
+         */
+        post: operations["postApiV1AdminUsersTraderIdKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{trader_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one API key of a trader; its WebSocket sessions are closed, the trader's other keys keep working
+         * @description Requests with the key get 401 invalid_api_key from then on; its WebSocket sessions are closed (code 4001, reason "api key revoked").
+         */
+        delete: operations["deleteApiV1AdminUsersTraderIdKeysKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/users/{trader_id}/rotate-key": {
         parameters: {
             query?: never;
@@ -422,6 +463,47 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's API keys (never their secrets), oldest first, with when each was last used */
+        get: operations["getApiV1Keys"];
+        put?: never;
+        /**
+         * Create a read key for the caller (a dashboard or a notebook need not hold a key that trades)
+         * @description Needs a trade key. A read key reads everything a trader may read and places no orders. A trade key comes only from the organizer. The secret is shown only in this answer.
+         */
+        post: operations["postApiV1Keys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller's API keys (its WebSocket sessions are closed)
+         * @description Needs a trade key. Any of the caller's keys, the one presented included (it stops once this answer is sent).
+         */
+        delete: operations["deleteApiV1KeysKeyId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -555,7 +637,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an order (limit or market; GTC, IOC, FOK or POST_ONLY; with optional self-trade prevention and client order id)
-         * @description A client_order_id already used by the caller since the last reset: with the same parameters (market, side, type, price, quantity, time_in_force, self_trade_prevention) the answer is 200 with the first order as it is now, all its fills, and `duplicate: true`, and nothing changes; with other parameters 409 duplicate_client_order_id. Then the admission checks in this order, the first failing one answers: trading enabled; market symbol, configured, not disabled, not settled; price > 0 and a tick multiple (a market order carries no price and takes time_in_force IOC); quantity > 0 and >= min_order_quantity; worst-case net position (current net + resting orders of the same side + this order's full quantity) within +/-1000; a POST_ONLY order that would take liquidity is 409 post_only_would_take; a market order against an empty opposite side is 409 no_liquidity. Then matching at price-time priority, every execution at the maker's price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a FOK order fills in full or expires with no fills.
+         * @description A client_order_id already used by the caller since the last reset: with the same parameters (market, side, type, price, quantity, time_in_force, self_trade_prevention) the answer is 200 with the first order as it is now, all its fills, and `duplicate: true`, and nothing changes; with other parameters 409 duplicate_client_order_id. Then the admission checks in this order, the first failing one answers: trading enabled; market symbol, configured, not disabled, not settled; price > 0 and a tick multiple (a market order carries no price and takes time_in_force IOC); quantity > 0 and >= min_order_quantity; worst-case net position (current net + resting orders of the same side + this order's full quantity) within the market's position_limit (+/-1000 unless the market sets one); a POST_ONLY order that would take liquidity is 409 post_only_would_take; a market order against an empty opposite side is 409 no_liquidity. Then matching at price-time priority, every execution at the maker's price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a FOK order fills in full or expires with no fills. An order that would rest is refused whole (409 too_many_open_orders) when the caller already has the market's max_open_orders resting there. Each fill carries the caller's fee (price * quantity * the market's maker or taker bps / 10000; negative: a rebate) and liquidity.
          */
         post: operations["postApiV1Orders"];
         /**
@@ -625,7 +707,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's positions and the position limit */
+        /** The caller's positions and the position limits */
         get: operations["getApiV1Portfolio"];
         put?: never;
         post?: never;
@@ -843,6 +925,33 @@ export interface components {
         AmendOrderBody: {
             remaining: number;
         };
+        ApiKey: {
+            /**
+             * @description RFC 3339 UTC timestamp with microseconds
+             * @example 2026-01-01T12:00:00.000000Z
+             */
+            created_at: string;
+            /**
+             * @description from then on the key is refused as an unknown key is (401); null: never
+             * @example 2026-01-01T12:00:00.000000Z
+             */
+            expires_at: string | null;
+            /** @description names the key (to revoke it); not a secret */
+            key_id: string;
+            label: string | null;
+            /**
+             * @description the last request or WebSocket authenticate with the key (to about a second), null if never used
+             * @example 2026-01-01T12:00:00.000000Z
+             */
+            last_used_at: string | null;
+            /** @description the key provisioning (or the last rotation) gave the trader, which POST .../rotate-key replaces */
+            primary: boolean;
+            /**
+             * @description trade: everything a key may do; read: every trader GET and WebSocket authenticate, no order entry, amend or cancel
+             * @enum {string}
+             */
+            scope: "trade" | "read";
+        };
         Candle: {
             /** @description unsigned integer, at most 2^53-1 */
             close: number;
@@ -867,10 +976,18 @@ export interface components {
                 base_asset: string;
                 display_name?: string | null;
                 enabled: boolean;
+                /** @description fee on the resting side of each fill, in basis points of price * quantity: an integer from -100 to 100 (negative: a rebate); default 0 */
+                maker_fee_bps?: number;
                 market_id: string;
+                /** @description resting orders one trader may have in the market: an integer > 0, or null (the default) for no cap */
+                max_open_orders?: number | null;
                 min_order_quantity: number;
+                /** @description the worst-case net position bound per trader: an integer > 0; default 1000 */
+                position_limit?: number;
                 quote_asset: string;
                 reference_price: number | null;
+                /** @description fee on the incoming side of each fill, in basis points of price * quantity: an integer from 0 to 100; default 0 */
+                taker_fee_bps?: number;
                 tick_size: number;
             }[];
             trading_enabled?: boolean;
@@ -903,8 +1020,18 @@ export interface components {
             updated_at: string;
         };
         Fill: {
+            /**
+             * @description the fee the caller paid on this fill, in the quote asset (exactly price * quantity * bps / 10000, at most four decimals); negative: a rebate received. A trader whose order met its own pays both sides' fees on the one fill it sees
+             * @example 0.03
+             */
+            fee: number;
             /** Format: uuid */
             fill_id: string;
+            /**
+             * @description the caller's side: maker (its order rested) or taker (its order came in; also a fill between the caller's own orders)
+             * @enum {string}
+             */
+            liquidity: "maker" | "taker";
             /** Format: uuid */
             maker_order_id: string;
             market: string;
@@ -999,8 +1126,10 @@ export interface components {
              */
             disabled?: true;
             gross_exposure: number;
+            /** @description realized (after fees) plus unrealized */
             net_pnl: number;
             rank: number;
+            /** @description after fees */
             realized_pnl: number;
             /** Format: uuid */
             trader_id: string;
@@ -1035,10 +1164,16 @@ export interface components {
              */
             created_at: string;
             display_name: string;
+            /** @description basis points of price * quantity charged to the resting side of each fill; negative: a rebate paid to it */
+            maker_fee_bps: number;
             /** @example BTC-USD */
             market_id: string;
+            /** @description resting orders one trader may have in this market; null: no cap */
+            max_open_orders: number | null;
             /** @description unsigned integer, at most 2^53-1 */
             min_order_quantity: number;
+            /** @description the worst-case net position bound of each trader in this market (default 1000) */
+            position_limit: number;
             quote_asset: string;
             /** @description unsigned integer, at most 2^53-1 */
             reference_price: number | null;
@@ -1046,6 +1181,8 @@ export interface components {
             settlement_price: number | null;
             /** @enum {string} */
             status: "enabled" | "disabled" | "settled";
+            /** @description basis points of price * quantity charged to the incoming side of each fill */
+            taker_fee_bps: number;
             /** @description unsigned integer, at most 2^53-1 */
             tick_size: number;
             /**
@@ -1058,17 +1195,33 @@ export interface components {
             base_asset: string;
             display_name?: string | null;
             enabled: boolean;
+            /** @description fee on the resting side of each fill, in basis points of price * quantity: an integer from -100 to 100 (negative: a rebate); default 0 */
+            maker_fee_bps?: number;
             market_id: string;
+            /** @description resting orders one trader may have in the market: an integer > 0, or null (the default) for no cap */
+            max_open_orders?: number | null;
             min_order_quantity: number;
+            /** @description the worst-case net position bound per trader: an integer > 0; default 1000 */
+            position_limit?: number;
             quote_asset: string;
             reference_price: number | null;
+            /** @description fee on the incoming side of each fill, in basis points of price * quantity: an integer from 0 to 100; default 0 */
+            taker_fee_bps?: number;
             tick_size: number;
         };
         MarketPatchBody: {
             display_name?: string;
             enabled?: boolean;
+            /** @description fee on the resting side of each fill, in basis points of price * quantity: an integer from -100 to 100 (negative: a rebate); default 0 */
+            maker_fee_bps?: number;
+            /** @description an integer > 0, or null to lift the cap */
+            max_open_orders?: number | null;
             min_order_quantity?: number;
+            /** @description the worst-case net position bound per trader: an integer > 0; default 1000 */
+            position_limit?: number;
             reference_price?: number;
+            /** @description fee on the incoming side of each fill, in basis points of price * quantity: an integer from 0 to 100; default 0 */
+            taker_fee_bps?: number;
             tick_size?: number;
         };
         OfficialStandings: {
@@ -1141,9 +1294,12 @@ export interface components {
         Position: {
             /** @description null while the position is flat */
             average_entry_price: number | null;
+            /** @description fees paid in this market (negative: rebates received), in the quote asset */
+            fees: number;
             market: string;
             /** @description positive long, negative short */
             net_quantity: number;
+            /** @description after fees */
             realized_pnl: number;
             /**
              * @description RFC 3339 UTC timestamp with microseconds
@@ -1409,12 +1565,13 @@ export interface operations {
              *     - `invalid_tick_size`: tick_size must be an integer greater than 0
              *     - `invalid_min_order_quantity`: min_order_quantity must be an integer greater than 0
              *     - `invalid_reference_price`: reference_price must be null or an integer greater than 0
+             *     - `invalid_market_rule`: invalid market rule
              *     - `invalid_request`: invalid request body
              */
             400: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_request";
+                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_market_rule" | "invalid_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1835,12 +1992,13 @@ export interface operations {
              *     - `invalid_tick_size`: tick_size must be an integer greater than 0
              *     - `invalid_min_order_quantity`: min_order_quantity must be an integer greater than 0
              *     - `invalid_reference_price`: reference_price must be null or an integer greater than 0
+             *     - `invalid_market_rule`: invalid market rule
              *     - `invalid_request`: invalid request body
              */
             400: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_request";
+                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_market_rule" | "invalid_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,12 +2267,13 @@ export interface operations {
              *     - `invalid_tick_size`: tick_size must be an integer greater than 0
              *     - `invalid_min_order_quantity`: min_order_quantity must be an integer greater than 0
              *     - `invalid_reference_price`: reference_price must be null or an integer greater than 0
+             *     - `invalid_market_rule`: invalid market rule
              *     - `invalid_request`: invalid request body
              */
             400: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_request";
+                    "x-error-code"?: "invalid_market_definition" | "invalid_tick_size" | "invalid_min_order_quantity" | "invalid_reference_price" | "invalid_market_rule" | "invalid_request";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3704,6 +3863,422 @@ export interface operations {
             };
         };
     };
+    getApiV1AdminUsersTraderIdKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the trader id */
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description array of ApiKey */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `trader_not_found`: trader not found
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "trader_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1AdminUsersTraderIdKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the trader id */
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 time in the future; omit or null: never expires
+                     * @example 2026-06-30T18:00:00Z
+                     */
+                    expires_at?: string | null;
+                    /** @description at most 64 characters, trimmed; e.g. "dashboard" */
+                    label?: string | null;
+                    /** @enum {string} */
+                    scope: "trade" | "read";
+                };
+            };
+        };
+        responses: {
+            /** @description the key and its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the secret, shown only in this answer: `exch_` and 32 lowercase hex characters
+                         * @example exch_0123456789abcdef0123456789abcdef
+                         */
+                        api_key: string;
+                        key: components["schemas"]["ApiKey"];
+                    };
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_key_label`: label must be at most 64 characters without control characters
+             *     - `invalid_expires_at`: expires_at must be an RFC 3339 time in the future
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_key_label" | "invalid_expires_at" | "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `trader_not_found`: trader not found
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "trader_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_keys`: too many keys: revoke one first
+             */
+            409: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_keys";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "service_unavailable" | "not_leader";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1AdminUsersTraderIdKeysKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the key id (from the list of keys) */
+                key_id: string;
+                /** @description the trader id */
+                trader_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the revoked key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the key as it was; it no longer authenticates */
+                        key: {
+                            /**
+                             * @description RFC 3339 UTC timestamp with microseconds
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            created_at: string;
+                            /**
+                             * @description from then on the key is refused as an unknown key is (401); null: never
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            expires_at: string | null;
+                            /** @description names the key (to revoke it); not a secret */
+                            key_id: string;
+                            label: string | null;
+                            /**
+                             * @description the last request or WebSocket authenticate with the key (to about a second), null if never used
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            last_used_at: string | null;
+                            /** @description the key provisioning (or the last rotation) gave the trader, which POST .../rotate-key replaces */
+                            primary: boolean;
+                            /**
+                             * @description trade: everything a key may do; read: every trader GET and WebSocket authenticate, no order entry, amend or cancel
+                             * @enum {string}
+                             */
+                            scope: "trade" | "read";
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_admin_token`: missing Authorization header
+             *     - `invalid_admin_token`: invalid admin token
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_admin_token" | "invalid_admin_token";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `trader_not_found`: trader not found
+             *     - `key_not_found`: key not found
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "trader_not_found" | "key_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_auth_failures`: too many failed admin authentication attempts from this address; retry later
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_auth_failures";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "service_unavailable" | "not_leader";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postApiV1AdminUsersTraderIdRotateKey: {
         parameters: {
             query?: never;
@@ -4181,6 +4756,419 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "history_unavailable";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1Keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description array of ApiKey */
+            200: {
+                headers: {
+                    /** @description requests allowed per second (PER_USER_REQUESTS_PER_SECOND) */
+                    "x-ratelimit-limit"?: number;
+                    /** @description requests left in the current one-second window */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_api_key`: missing x-api-key header
+             *     - `invalid_api_key`: invalid API key
+             *     - `unauthenticated`: authenticate before trading
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_api_key" | "invalid_api_key" | "unauthenticated";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `rate_limited`: per-user rate limit exceeded: max 20 ops/sec
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiV1Keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 time in the future; omit or null: never expires
+                     * @example 2026-06-30T18:00:00Z
+                     */
+                    expires_at?: string | null;
+                    /** @description at most 64 characters, trimmed; e.g. "dashboard" */
+                    label?: string | null;
+                    /**
+                     * @description read (the default, and the only scope a trader may create)
+                     * @enum {string}
+                     */
+                    scope?: "trade" | "read";
+                };
+            };
+        };
+        responses: {
+            /** @description the key and its secret */
+            201: {
+                headers: {
+                    /** @description requests allowed per second (PER_USER_REQUESTS_PER_SECOND) */
+                    "x-ratelimit-limit"?: number;
+                    /** @description requests left in the current one-second window */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the secret, shown only in this answer: `exch_` and 32 lowercase hex characters
+                         * @example exch_0123456789abcdef0123456789abcdef
+                         */
+                        api_key: string;
+                        key: components["schemas"]["ApiKey"];
+                    };
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_key_label`: label must be at most 64 characters without control characters
+             *     - `invalid_expires_at`: expires_at must be an RFC 3339 time in the future
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_key_label" | "invalid_expires_at" | "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_api_key`: missing x-api-key header
+             *     - `invalid_api_key`: invalid API key
+             *     - `unauthenticated`: authenticate before trading
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_api_key" | "invalid_api_key" | "unauthenticated";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `too_many_keys`: too many keys: revoke one first
+             */
+            409: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "too_many_keys";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `rate_limited`: per-user rate limit exceeded: max 20 ops/sec
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `admission_queue_full`: too many of your commands are waiting for the engine; retry shortly
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "admission_queue_full" | "service_unavailable" | "not_leader";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiV1KeysKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the key id (from the list of keys) */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the revoked key */
+            200: {
+                headers: {
+                    /** @description requests allowed per second (PER_USER_REQUESTS_PER_SECOND) */
+                    "x-ratelimit-limit"?: number;
+                    /** @description requests left in the current one-second window */
+                    "x-ratelimit-remaining"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the key as it was; it no longer authenticates */
+                        key: {
+                            /**
+                             * @description RFC 3339 UTC timestamp with microseconds
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            created_at: string;
+                            /**
+                             * @description from then on the key is refused as an unknown key is (401); null: never
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            expires_at: string | null;
+                            /** @description names the key (to revoke it); not a secret */
+                            key_id: string;
+                            label: string | null;
+                            /**
+                             * @description the last request or WebSocket authenticate with the key (to about a second), null if never used
+                             * @example 2026-01-01T12:00:00.000000Z
+                             */
+                            last_used_at: string | null;
+                            /** @description the key provisioning (or the last rotation) gave the trader, which POST .../rotate-key replaces */
+                            primary: boolean;
+                            /**
+                             * @description trade: everything a key may do; read: every trader GET and WebSocket authenticate, no order entry, amend or cancel
+                             * @enum {string}
+                             */
+                            scope: "trade" | "read";
+                        };
+                    };
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `invalid_request`: invalid request body
+             */
+            400: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "invalid_request";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `missing_api_key`: missing x-api-key header
+             *     - `invalid_api_key`: invalid API key
+             *     - `unauthenticated`: authenticate before trading
+             */
+            401: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "missing_api_key" | "invalid_api_key" | "unauthenticated";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `key_not_found`: key not found
+             */
+            404: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "key_not_found";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `body_too_large`: request body larger than 64 KiB
+             */
+            413: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "body_too_large";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `rate_limited`: per-user rate limit exceeded: max 20 ops/sec
+             */
+            429: {
+                headers: {
+                    /** @description seconds until a request will be accepted again */
+                    "retry-after"?: number;
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "rate_limited";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `internal`: internal error
+             */
+            500: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "internal";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `admission_queue_full`: too many of your commands are waiting for the engine; retry shortly
+             *     - `service_unavailable`: service is shutting down
+             *     - `not_leader`: this node is not the leader: send commands to the leader
+             */
+            503: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "admission_queue_full" | "service_unavailable" | "not_leader";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +5762,20 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
              *     - `market_not_configured`: market not configured
              */
             404: {
@@ -4795,11 +5797,12 @@ export interface operations {
              *     - `market_disabled`: market is disabled
              *     - `market_settled`: market is settled
              *     - `position_limit_exceeded`: projected net position would exceed the limit of +/-1000
+             *     - `too_many_open_orders`: too many open orders
              */
             409: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "duplicate_client_order_id" | "post_only_would_take" | "no_liquidity" | "trading_disabled" | "market_disabled" | "market_settled" | "position_limit_exceeded";
+                    "x-error-code"?: "duplicate_client_order_id" | "post_only_would_take" | "no_liquidity" | "trading_disabled" | "market_disabled" | "market_settled" | "position_limit_exceeded" | "too_many_open_orders";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4923,6 +5926,20 @@ export interface operations {
                 headers: {
                     /** @description the machine-readable error code */
                     "x-error-code"?: "missing_api_key" | "invalid_api_key" | "unauthenticated";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,11 +6185,12 @@ export interface operations {
             /**
              * @description Error codes (x-error-code):
              *     - `order_not_owned`: order belongs to another trader
+             *     - `insufficient_scope`: key may only read
              */
             403: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "order_not_owned";
+                    "x-error-code"?: "order_not_owned" | "insufficient_scope";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5321,11 +6339,12 @@ export interface operations {
             /**
              * @description Error codes (x-error-code):
              *     - `order_not_owned`: order belongs to another trader
+             *     - `insufficient_scope`: key may only read
              */
             403: {
                 headers: {
                     /** @description the machine-readable error code */
-                    "x-error-code"?: "order_not_owned";
+                    "x-error-code"?: "order_not_owned" | "insufficient_scope";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5586,6 +6605,20 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
              *     - `order_not_found`: order not found
              */
             404: {
@@ -5726,6 +6759,20 @@ export interface operations {
             };
             /**
              * @description Error codes (x-error-code):
+             *     - `insufficient_scope`: key may only read
+             */
+            403: {
+                headers: {
+                    /** @description the machine-readable error code */
+                    "x-error-code"?: "insufficient_scope";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Error codes (x-error-code):
              *     - `order_not_found`: order not found
              */
             404: {
@@ -5809,7 +6856,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description trader_id, position_limit (always 1000) and positions */
+            /** @description trader_id, position_limit (the default, 1000), every market's position limit, and positions */
             200: {
                 headers: {
                     /** @description requests allowed per second (PER_USER_REQUESTS_PER_SECOND) */
@@ -5820,8 +6867,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {number} */
+                        /**
+                         * @description the position limit of a market that sets none (exchange-service.md); each market's own is in position_limits and on its Market
+                         * @enum {number}
+                         */
                         position_limit: 1000;
+                        /** @description every market's position limit, by market_id */
+                        position_limits: {
+                            [key: string]: number;
+                        };
                         positions: components["schemas"]["Position"][];
                         /** Format: uuid */
                         trader_id: string;

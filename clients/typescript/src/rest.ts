@@ -3,7 +3,7 @@
 // ExchangeError with the HTTP status, the x-error-code header and the {"error"} text.
 import { ExchangeError } from './errors.ts';
 import type { OrderRef, SubmitOrderArgs } from './messages.ts';
-import type { paths } from './openapi.ts';
+import type { components, paths } from './openapi.ts';
 import { checkRef, checkSubmit, marketSymbol, positiveInteger } from './validate.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete' | 'put';
@@ -15,6 +15,9 @@ export type Success<P extends keyof paths, M extends Method> = paths[P] extends 
 
 export type OrderResponse = Success<'/api/v1/orders/{order_id}', 'get'>;
 export type SubmitOrderResponse = Success<'/api/v1/orders', 'post'>;
+/** A key as GET /api/v1/keys lists it (never its secret), and the answer that issues one (the secret once). */
+export type ApiKey = components['schemas']['ApiKey'];
+export type IssuedKey = Success<'/api/v1/keys', 'post'>;
 
 export interface RestClientOptions {
   /** e.g. http://localhost:8080 */
@@ -138,6 +141,21 @@ export class RestClient {
   /** Cancels every open order of the trader, or those of one market. */
   async cancelAll(market?: string) {
     return this.request('delete', '/api/v1/orders', { query: { market: market === undefined ? undefined : marketSymbol(market) } });
+  }
+
+  /** The caller's API keys (any scope), with when each was last used. */
+  keys() {
+    return this.request('get', '/api/v1/keys');
+  }
+
+  /** A read key for the caller (needs a trade key): it reads everything and trades nothing; the secret is in this answer only. */
+  createReadKey(options: { label?: string; expires_at?: string } = {}): Promise<IssuedKey> {
+    return this.request('post', '/api/v1/keys', { body: options });
+  }
+
+  /** Revokes one of the caller's keys (needs a trade key); its WebSocket sessions are closed. */
+  revokeKey(keyId: string) {
+    return this.request('delete', '/api/v1/keys/{key_id}', { params: { key_id: keyId } });
   }
 
   async trades(market: string, query: { limit?: number; before?: string } = {}) {

@@ -10,15 +10,17 @@ export type RecordedEvent = ExchangeEvent | V1Event;
 
 /** The schema version an event was written with. */
 export function schemaOf(event: { readonly v?: number | undefined }): SchemaVersion {
-  return event.v === SCHEMA_VERSION ? SCHEMA_VERSION : 1;
+  return event.v === SCHEMA_VERSION ? SCHEMA_VERSION : event.v === 2 ? 2 : 1;
 }
 
 /**
  * The event in the current vocabulary. `v` is kept as recorded (absent for version 1), so the state can
- * tell which schema a log was written with; only the data is brought up to date.
+ * tell which schema a log was written with; only the data is brought up to date. Version 3 only added to
+ * version 2 (optional members whose absence means what version 2 did, and new event types), so a
+ * version-2 event is a version-3 event as it stands.
  */
 export function upcast(event: RecordedEvent): ExchangeEvent {
-  if (event.v === SCHEMA_VERSION) return event;
+  if (event.v !== undefined) return event;
   return upcastV1(event as V1Event);
 }
 

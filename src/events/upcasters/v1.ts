@@ -14,7 +14,7 @@ export interface V1OrderSubmitted {
 
 export type V1EventBody = Exclude<
   EventBody,
-  { type: 'OrderSubmitted' | 'OrdersCanceled' | 'TradersProvisioned' | 'ApiKeyRotated' | 'TraderDisabled' | 'TraderEnabled' | 'ScheduleSet' | 'ScheduledActionFailed' | 'LeaderboardFrozen' }
+  { type: 'OrderSubmitted' | 'OrdersCanceled' | 'TradersProvisioned' | 'ApiKeyRotated' | 'TraderDisabled' | 'TraderEnabled' | 'ScheduleSet' | 'ScheduledActionFailed' | 'LeaderboardFrozen' | 'ApiKeyIssued' | 'ApiKeyRevoked' }
 > | V1OrderSubmitted;
 
 /** A version-1 event as the first logs hold it. */

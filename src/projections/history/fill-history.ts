@@ -29,7 +29,7 @@ export class FillHistory {
   }
 
   /** `views` are the event's fills as the live state made them (FillsProjection.viewOf), shared. */
-  apply(event: ExchangeEvent, views?: (n: number) => FillView): void {
+  apply(event: ExchangeEvent, views?: (n: number, asMaker: boolean) => FillView): void {
     if (event.type === 'TradingReset') {
       this.byTrader.clear();
       this.total = 0;
@@ -37,11 +37,11 @@ export class FillHistory {
     }
     if (event.type !== 'OrderSubmitted') return;
     const { order, fills } = event.data;
+    // Each side its own view (its fee and liquidity); a self-trade once, as the taker.
     for (let i = 0; i < fills.length; i++) {
-      const view = views === undefined ? fillView(event, i) : views(i);
+      this.add(order.trader_id, views === undefined ? fillView(event, i) : views(i, false));
       const maker = (fills[i] as (typeof fills)[number]).maker_trader_id;
-      this.add(order.trader_id, view);
-      if (maker !== order.trader_id) this.add(maker, view);
+      if (maker !== order.trader_id) this.add(maker, views === undefined ? fillView(event, i, true) : views(i, true));
       this.total++;
     }
   }

@@ -28,7 +28,7 @@ export class HistoryIndex {
    * The state must be at the start of its log (or the history already hold what came before).
    */
   follow(state: ExchangeState): Subscription {
-    const events = state.events$.subscribe((event) => this.apply(event, event.type === 'OrderSubmitted' ? (n) => state.fills.viewOf(event, n) : undefined));
+    const events = state.events$.subscribe((event) => this.apply(event, event.type === 'OrderSubmitted' ? (n, asMaker) => state.fills.viewOf(event, n, asMaker) : undefined));
     // Books that keep every order since the last reset hold the order history themselves.
     if (state.books.orders.recent === Number.POSITIVE_INFINITY) return events;
     // Orders an event finishes are told while the state applies it, before the event reaches the
@@ -38,7 +38,7 @@ export class HistoryIndex {
   }
 
   /** One event's history (the orders it finished come through `orders.add`). */
-  apply(event: ExchangeEvent, views?: (n: number) => FillView): void {
+  apply(event: ExchangeEvent, views?: (n: number, asMaker: boolean) => FillView): void {
     this.fills.apply(event, views);
     this.tape.apply(event);
     this.messages.apply(event);

@@ -26,7 +26,8 @@ export function legacyCanonicalState(state: ExchangeState, history: HistoryIndex
     traders: common['traders'],
     books,
     positions: common['positions'],
-    fills: byKey(history.fills.traders()).map(([trader, list]) => ({ trader, fills: list })),
+    // A fill as versions 1 and 2 saw it: without the fee and liquidity of one side, which came later.
+    fills: byKey(history.fills.traders()).map(([trader, list]) => ({ trader, fills: list.map(({ fee: _fee, liquidity: _liquidity, ...fill }) => fill) })),
     messages: history.messages.newest(Number.MAX_SAFE_INTEGER),
     book_sequences: common['book_sequences'],
     user_sequences: common['user_sequences'],

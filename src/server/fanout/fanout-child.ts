@@ -15,6 +15,7 @@ import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { InMemoryPersistence } from '../persistence/in-memory.ts';
 import { ExchangeService } from '../service.ts';
+import { KeyUsage } from '../keys/key-usage.ts';
 import { WsGateway } from '../ws/gateway.ts';
 import { EventFollower } from './event-follower.ts';
 import { CHANNEL_FD, isType, isUpgrade, type ReadyMessage } from './ipc-messages.ts';
@@ -159,7 +160,12 @@ class FanoutChild {
     const logger = this.logger ?? createLogger(config.logLevel);
     const service = new ExchangeService(exchange, new InMemoryPersistence(), new AdmissionClock(), { durableAcks: false });
     this.follower = new EventFollower(service);
-    this.gateway = new WsGateway({ config, service, logger, epoch, metrics: this.recorder }, null, {}, { desk: this.desk, readYourWrites: () => this.barrier.request() });
+    // Key uses go to main, which keeps them (src/server/keys/): at most one record per key a second.
+    const uses = new KeyUsage();
+    const keyUsed = (keyId: string): void => {
+      if (uses.touch(keyId)) this.writer.push(`${Tag.KeyUsed}${keyId}`);
+    };
+    this.gateway = new WsGateway({ config, service, logger, epoch, metrics: this.recorder }, null, {}, { desk: this.desk, readYourWrites: () => this.barrier.request(), keyUsed });
     logger.debug({ seq: exchange.seq, pid: process.pid }, 'ws fan-out: ready');
     const ready: ReadyMessage = { type: 'ready' };
     process.send?.(ready, undefined, undefined, () => {});

@@ -14,6 +14,7 @@ import { ERRORS } from '../../commands/errors.ts';
 import type { ExchangeEvent } from '../../events/types.ts';
 import { snapshotLines } from '../../projections/snapshot.ts';
 import type { ServerContext } from '../context.ts';
+import { expired } from '../keys/key-expiry.ts';
 import type { Logger } from '../logger.ts';
 import type { WsFigures } from '../operations/metrics/exchange-metrics.ts';
 import { rejectFrame } from '../ws/frames.ts';
@@ -280,6 +281,9 @@ export class FanoutLink {
         case Tag.Unflagged:
           this.flagged.delete(line.slice(1));
           return;
+        case Tag.KeyUsed:
+          served.context.keyUsage.touch(line.slice(1));
+          return;
         case Tag.Disconnected: {
           const trader = line.slice(1);
           this.flagged.delete(trader);
@@ -319,7 +323,7 @@ export class FanoutLink {
     if (r === null) throw new Error('malformed trade record');
     const conn = r.n;
     const space = r.rest.indexOf(' ');
-    const trader = space < 0 ? undefined : served.context.service.state.traders.byApiKeyHash(r.rest.slice(0, space))?.trader_id;
+    const trader = space < 0 ? undefined : served.context.service.state.keys.byApiKeyHash(r.rest.slice(0, space))?.trader_id;
     if (trader !== undefined) this.chainTraders.set(conn, trader);
     const before = this.chains.get(conn);
     const run = (): Promise<void> | undefined => this.runTrade(served, conn, r.rest);
@@ -342,12 +346,21 @@ export class FanoutLink {
       this.writer.push(`${Tag.NoAnswer}${conn}`);
       return undefined;
     }
-    const found = served.context.service.state.traders.byApiKeyHash(rest.slice(0, space));
+    const state = served.context.service.state;
+    const key = state.keys.byApiKeyHash(rest.slice(0, space));
+    const found = key === undefined || expired(key, Date.now()) ? undefined : state.traders.get(key.trader_id);
     if (found === undefined || found.disabled === true) {
-      // Revoked while the op was on its way (a rotated key, a disabled trader): the child closes the
-      // session as soon as it folds the revocation; nothing runs as the trader meanwhile.
+      // Revoked while the op was on its way (a rotated, revoked or expired key, a disabled trader): the
+      // child closes the session as soon as it folds the revocation (or sees the expiry); nothing runs
+      // as the trader meanwhile.
       served.context.metrics.wsRefused(message.op, 'unauthenticated');
       this.writer.push(`${Tag.Answer}${conn} ${rejectFrame(message.op, message.request_id ?? null, 'unauthenticated', ERRORS.unauthenticated.message)}`);
+      return undefined;
+    }
+    if (key?.scope !== 'trade') {
+      // The child refuses a read key's trading op itself; main holds to it whatever reaches it.
+      served.context.metrics.wsRefused(message.op, 'insufficient_scope');
+      this.writer.push(`${Tag.Answer}${conn} ${rejectFrame(message.op, message.request_id ?? null, 'insufficient_scope', ERRORS.insufficient_scope.message)}`);
       return undefined;
     }
     const caller = {

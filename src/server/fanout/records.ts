@@ -19,6 +19,8 @@
 //   y<token>           a sync request (read-your-writes before authenticate and subscribe)
 //   f<trader> / u<trader>      the trader gained its first / lost its last cancel_on_disconnect connection
 //   c<trader>          that last connection closed: cancel the trader's open orders
+//   l<key id>          the key was used (an authenticate, a trading op), a second or more after its last
+//                      use told (src/server/keys/key-usage.ts)
 //   m<token> <json>    the WebSocket figures and series (ws-report.ts)
 
 export const Tag = {
@@ -36,6 +38,7 @@ export const Tag = {
   Flagged: 'f',
   Unflagged: 'u',
   Disconnected: 'c',
+  KeyUsed: 'l',
 } as const;
 
 /** A record `<tag><number> <rest>` (or `<tag><number>`), split; null when it does not have that shape. */

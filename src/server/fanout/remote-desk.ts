@@ -1,5 +1,5 @@
 // The fan-out child's trading desk: an op is forwarded to the main process with its connection, the
-// key hash the connection authenticated with and the op as parsed here; main runs it on the exchange's
+// hash of the key the connection authenticated with and the op as parsed here; main runs it on the exchange's
 // own path (ws/order-desk.ts LocalDesk), one op of a connection after another, and its answer comes
 // back ahead of the command's events in the ordered stream. A connection's consecutive ops are
 // forwarded without waiting for each answer (MessageHandler bounds how many), since a round trip
@@ -55,7 +55,8 @@ export class RemoteDesk implements TradingDesk, Pipeline {
       this.lines.set(caller.id, line);
     }
     line.due.push(answered);
-    this.writer.push(`${Tag.Trade}${caller.id} ${trader.api_key_hash} ${JSON.stringify(message)}`);
+    // The key the connection authenticated with (one of the trader's keys), which main checks again.
+    this.writer.push(`${Tag.Trade}${caller.id} ${caller.key?.api_key_hash ?? trader.api_key_hash} ${JSON.stringify(message)}`);
   }
 
   trade(message: TradingMessage, trader: TraderView, caller: TradingCaller): Promise<TradeOutcome> {

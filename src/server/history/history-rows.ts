@@ -6,10 +6,12 @@ import type { EventOf, OrderStatus, OrderType, SelfTradePrevention, Side, TimeIn
 import type { FinishedOrder } from '../../projections/books.ts';
 import type { MinuteCandle } from '../../projections/candles.ts';
 import type { TapeTrade } from '../../projections/history/trade-tape.ts';
+import { sideFee } from '../../projections/fills.ts';
+import { feeValue } from '../../projections/fee-math.ts';
 import type { FillView } from '../../projections/views.ts';
 import { copyEscape } from '../persistence/postgres/copy-text.ts';
 
-export const FILL_COLUMNS = 'seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at';
+export const FILL_COLUMNS = 'seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at, maker_fee_e4, taker_fee_e4';
 export const ORDER_COLUMNS =
   'id, trader_id, market, side, price, quantity, remaining, status, filled, notional, order_type, time_in_force, self_trade_prevention, client_order_id, created_at, seq, finished_seq, finished_at';
 export const MINUTE_COLUMNS = 'market, start_us, open, high, low, close, volume, trades, first_seq, last_seq, closed_seq';
@@ -35,6 +37,9 @@ export interface ExecutionRecord {
   readonly maker_order_id: string;
   readonly maker_trader_id: string;
   readonly occurred_at: string;
+  /** Each side's fee, in ten-thousandths of the quote asset (0 in a market without fees). */
+  readonly maker_fee_e4: number;
+  readonly taker_fee_e4: number;
 }
 
 /** The executions of a submission, in the order they were made. */
@@ -53,11 +58,26 @@ export function executionsOf(event: EventOf<'OrderSubmitted'>): ExecutionRecord[
     maker_order_id: f.maker_order_id,
     maker_trader_id: f.maker_trader_id,
     occurred_at: event.time,
+    maker_fee_e4: f.maker_fee_e4 ?? 0,
+    taker_fee_e4: f.taker_fee_e4 ?? 0,
   }));
 }
 
-export function fillViewOf(e: ExecutionRecord): FillView {
-  return { fill_id: e.fill_id, market: e.market, maker_order_id: e.maker_order_id, taker_order_id: e.taker_order_id, price: e.price, quantity: e.quantity, occurred_at: e.occurred_at };
+/** An execution as the trader `viewer` (its taker or its maker) sees it: that side's fee and liquidity. */
+export function fillViewOf(e: ExecutionRecord, viewer: string): FillView {
+  const self = e.maker_trader_id === e.taker_trader_id;
+  const maker = !self && viewer === e.maker_trader_id;
+  return {
+    fill_id: e.fill_id,
+    market: e.market,
+    maker_order_id: e.maker_order_id,
+    taker_order_id: e.taker_order_id,
+    price: e.price,
+    quantity: e.quantity,
+    occurred_at: e.occurred_at,
+    fee: feeValue(sideFee(e.maker_fee_e4, e.taker_fee_e4, maker, self)),
+    liquidity: maker ? 'maker' : 'taker',
+  };
 }
 
 export function tapeTradeOf(e: ExecutionRecord): TapeTrade {
@@ -77,7 +97,7 @@ export function fillRows(event: EventOf<'OrderSubmitted'>): string {
   let out = '';
   for (let n = 0; n < fills.length; n++) {
     const f = fills[n] as (typeof fills)[number];
-    out += `${head}${n}\t${text(f.fill_id)}\t${market}\t${f.price}\t${f.quantity}${tail}${text(f.maker_order_id)}\t${text(f.maker_trader_id)}\t${time}\n`;
+    out += `${head}${n}\t${text(f.fill_id)}\t${market}\t${f.price}\t${f.quantity}${tail}${text(f.maker_order_id)}\t${text(f.maker_trader_id)}\t${time}\t${f.maker_fee_e4 ?? 0}\t${f.taker_fee_e4 ?? 0}\n`;
   }
   return out;
 }
@@ -107,6 +127,8 @@ export interface FillRow {
   readonly maker_order_id: string;
   readonly maker_trader_id: string;
   readonly occurred_at: string;
+  readonly maker_fee_e4: string;
+  readonly taker_fee_e4: string;
 }
 
 export function executionOfRow(r: FillRow): ExecutionRecord {
@@ -123,13 +145,15 @@ export function executionOfRow(r: FillRow): ExecutionRecord {
     maker_order_id: r.maker_order_id,
     maker_trader_id: r.maker_trader_id,
     occurred_at: r.occurred_at,
+    maker_fee_e4: Number(r.maker_fee_e4),
+    taker_fee_e4: Number(r.taker_fee_e4),
   };
 }
 
 /** A row of fill_history as COPY writes it: its fields in FILL_COLUMNS' order, unescaped. */
 export function executionOfCopyRow(fields: readonly string[]): ExecutionRecord {
-  const [seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at] = fields as [string, string, string, string, string, string, string, string, string, string, string, string];
-  return executionOfRow({ seq, n: Number(n), fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at });
+  const [seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at, maker_fee_e4, taker_fee_e4] = fields as [string, string, string, string, string, string, string, string, string, string, string, string, string, string];
+  return executionOfRow({ seq, n: Number(n), fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at, maker_fee_e4, taker_fee_e4 });
 }
 
 /** A query row of order_history. */

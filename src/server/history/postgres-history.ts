@@ -26,10 +26,10 @@ import { copyUnescape } from '../persistence/postgres/copy-text.ts';
 import { ClientIdFilter } from './client-id-filter.ts';
 import type { EarlierOrder, FillPosition, History, HistoryFigures, Page } from './history.ts';
 import type { HistoryFeed } from './history-feed.ts';
-import { executionOfCopyRow, executionOfRow, fillViewOf, minuteOfRow, orderOfRow, tapeTradeOf, type ExecutionRecord, type FillRow, type MinuteRow, type OrderRow } from './history-rows.ts';
+import { executionOfCopyRow, executionOfRow, FILL_COLUMNS, fillViewOf, minuteOfRow, orderOfRow, tapeTradeOf, type ExecutionRecord, type FillRow, type MinuteRow, type OrderRow } from './history-rows.ts';
 import { HISTORY_SESSION_OPTIONS } from './history-session.ts';
 
-const FILL_SELECT = 'select seq, n, fill_id, market, price, quantity, taker_side, taker_order_id, taker_trader_id, maker_order_id, maker_trader_id, occurred_at from fill_history';
+const FILL_SELECT = `select ${FILL_COLUMNS} from fill_history`;
 /**
  * Operator messages kept in memory, newest first: the admin state and the messages route answer the
  * usual request (the 50 newest) without the database, so they keep working while it is away.
@@ -235,7 +235,7 @@ export class PostgresHistory implements History {
     const durable = this.durable();
     const pending = this.pending(durable)
       .filter((e) => e.seq > reset && involves(e, traderId) && (market === undefined || e.market === market))
-      .map(fillViewOf)
+      .map((e) => fillViewOf(e, traderId))
       .sort(compareFills);
     // COPY takes no parameters: the values are quoted as literals (the seqs are integers).
     const trader = escapeLiteral(traderId);
@@ -248,7 +248,7 @@ export class PostgresHistory implements History {
     for await (const rows of this.copyRows(sql)) {
       const batch: FillView[] = [];
       for (const row of rows) {
-        const f = fillViewOf(executionOfCopyRow(row));
+        const f = fillViewOf(executionOfCopyRow(row), traderId);
         while (p < pending.length && compareFills(pending[p] as FillView, f) < 0) batch.push(pending[p++] as FillView);
         batch.push(f);
       }
@@ -300,7 +300,7 @@ export class PostgresHistory implements History {
     const older = (f: FillPosition): boolean => before === null || compareFills(f, before) < 0;
     const pending = this.pending(durable)
       .filter((e) => e.seq > reset && involves(e, traderId) && (market === undefined || e.market === market) && older(e))
-      .map(fillViewOf);
+      .map((e) => fillViewOf(e, traderId));
     const params: unknown[] = [traderId, reset, durable, limit + 1];
     let filters = '';
     if (market !== undefined) {
@@ -318,7 +318,7 @@ export class PostgresHistory implements History {
        ${order}`,
       params,
     ).then((rows) => {
-      const all = pending.concat(rows.map((r) => fillViewOf(executionOfRow(r)))).sort((a, b) => compareFills(b, a));
+      const all = pending.concat(rows.map((r) => fillViewOf(executionOfRow(r), traderId))).sort((a, b) => compareFills(b, a));
       return { items: all.slice(0, limit), more: all.length > limit };
     });
   }
@@ -460,8 +460,8 @@ export class PostgresHistory implements History {
        order by occurred_at, fill_id`,
       params,
     ).then((rows) => {
-      const out = rows.map((r) => fillViewOf(executionOfRow(r)));
-      for (const e of pending) out.push(fillViewOf(e));
+      const out = rows.map((r) => fillViewOf(executionOfRow(r), order.trader_id));
+      for (const e of pending) out.push(fillViewOf(e, order.trader_id));
       return out.sort(compareFills);
     });
   }

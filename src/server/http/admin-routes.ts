@@ -28,7 +28,7 @@ import { defineRoute, type AnyRoute } from './route.ts';
 import { eventOf, runCommand } from './run-command.ts';
 
 const TAG = 'Admin';
-const MARKET_VALUE_ERRORS = ['invalid_market_definition', 'invalid_tick_size', 'invalid_min_order_quantity', 'invalid_reference_price'] as const;
+const MARKET_VALUE_ERRORS = ['invalid_market_definition', 'invalid_tick_size', 'invalid_min_order_quantity', 'invalid_reference_price', 'invalid_market_rule'] as const;
 
 function marketNow(state: ExchangeState, marketId: string): MarketView {
   const market = state.markets.get(marketId);
@@ -214,7 +214,7 @@ export const adminRoutes: readonly AnyRoute[] = [
     params: MarketIdParams,
     body: MarketPatchBody,
     success: { status: 200, description: 'the Market', schema: MarketSchema },
-    errors: ['invalid_market_definition', 'invalid_tick_size', 'invalid_min_order_quantity', 'invalid_reference_price', 'market_not_configured', 'market_settled'],
+    errors: [...MARKET_VALUE_ERRORS, 'market_not_configured', 'market_settled'],
     handle: (call) => {
       const state = call.context.service.state;
       return runCommand(

@@ -19,6 +19,7 @@ import type { ServerContext } from '../context.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { marketDataRoutes } from './market-data-routes.ts';
 import { orderRoutes } from './order-routes.ts';
+import { keyRoutes } from './key-routes.ts';
 import { answerFailure, pathOf } from './answer-failure.ts';
 import { CallerGate } from './caller-gate.ts';
 import { corsGate } from './cors.ts';
@@ -44,7 +45,7 @@ type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: unknown,
 
 /** The routes the app serves, documentation included; the OpenAPI document is generated from them. */
 export function allRoutes(openApiJson: () => string): AnyRoute[] {
-  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, ...practiceRoutes, metricsRoute, ...docsRoutes(openApiJson)];
+  return [...publicRoutes, ...marketDataRoutes, ...traderRoutes, ...orderRoutes, ...keyRoutes, officialLeaderboardRoute, ...adminRoutes, ...operatorRoutes, ...practiceRoutes, metricsRoute, ...docsRoutes(openApiJson)];
 }
 
 export interface HttpAppOptions {
@@ -73,7 +74,7 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
     return async (req, res, rawParams, rawQuery) => {
       const started = performance.now();
       try {
-        const { trader, apiKey } = gate.check(route, req, res);
+        const { trader, apiKey, key } = gate.check(route, req, res);
         const params = route.params === undefined ? undefined : parseInput(route.params, rawParams, 'path');
         const query = route.query === undefined ? undefined : parseInput(route.query, rawQuery, 'query');
         // Body-less POSTs still refuse malformed JSON, so garbage never triggers an action.
@@ -81,7 +82,7 @@ export function createHttpApp(context: ServerContext, options: HttpAppOptions = 
         const body = route.body === undefined ? undefined : parseInput(route.body, raw, 'body');
         // Once shutdown began, let the client know this connection will not be kept.
         if (context.service.isClosed) res.setHeader('connection', 'close');
-        const call: Call<unknown, unknown, unknown> = { context, params, query, body, trader, apiKey, req, res };
+        const call: Call<unknown, unknown, unknown> = { context, params, query, body, trader, apiKey, key, req, res };
         const out: unknown = await route.handle(call);
         if (out !== REPLIED) sendJson(res, route.success.status, out);
       } catch (err) {

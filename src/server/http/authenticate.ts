@@ -4,17 +4,30 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../commands/errors.ts';
+import type { KeyRecord } from '../../projections/api-keys.ts';
 import type { ExchangeState } from '../../projections/exchange-state.ts';
 import type { TraderView } from '../../projections/views.ts';
 import { FailureWindow } from '../admission/failure-window.ts';
 import type { ClientAddresses } from '../client-address/client-addresses.ts';
 import { hashApiKey } from '../clock.ts';
+import type { KeyUsage } from '../keys/key-usage.ts';
 import type { Logger } from '../logger.ts';
+import { expiresAtMs } from '../keys/key-expiry.ts';
 
 export interface AuthenticatedTrader {
   readonly trader: TraderView;
   /** The key as presented, echoed by GET /api/v1/user (the state only knows its hash). */
   readonly apiKey: string;
+  /** The key's record: its id and scope (competition-rules.md, "Keys"). */
+  readonly key: KeyRecord;
+}
+
+/** A key verified once: its trader's record and its own, as they were then, and when it expires. */
+interface Verified {
+  readonly hash: string;
+  readonly trader: TraderView;
+  readonly key: KeyRecord;
+  readonly expiresMs: number;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -24,34 +37,45 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 /**
  * Keys already verified, so the order path hashes a key once rather than per request. A trader's record
- * is replaced whenever its key is rotated or it is disabled or enabled, so a cached entry is trusted only
- * while it is still the trader's current record (one map lookup); otherwise the key is hashed and looked
- * up again, which refuses a rotated key at once. The map is bounded so a flood of distinct valid keys
- * cannot grow it without end. Only keys that matched a trader are kept: a wrong key is hashed every time.
+ * is replaced whenever its primary key is rotated or it is disabled or enabled, and a key's record
+ * leaves the state when it is revoked or rotated away, so a cached entry is trusted only while both are
+ * still the current ones (two map lookups); otherwise the key is hashed and looked up again, which
+ * refuses a rotated or revoked key at once. A key past its expires_at is refused as an unknown one is.
+ * The map is bounded so a flood of distinct valid keys cannot grow it without end. Only keys that
+ * matched a trader are kept: a wrong key is hashed every time. Every use is told to `usage`.
  */
 export class TraderAuthenticator {
   private readonly state: ExchangeState;
-  private readonly verified = new Map<string, TraderView>();
+  private readonly usage: KeyUsage;
+  private readonly verified = new Map<string, Verified>();
   private readonly capacity: number;
+  private readonly now: () => number;
 
-  constructor(state: ExchangeState, capacity = 100_000) {
+  constructor(state: ExchangeState, usage: KeyUsage, capacity = 100_000, now: () => number = Date.now) {
     this.state = state;
+    this.usage = usage;
     this.capacity = capacity;
+    this.now = now;
   }
 
   authenticate(req: IncomingMessage): AuthenticatedTrader {
     const apiKey = header(req, 'x-api-key')?.trim();
     if (apiKey === undefined || apiKey === '') throw new DomainError('missing_api_key');
-    let trader = this.verified.get(apiKey);
-    if (trader === undefined || this.state.traders.get(trader.trader_id) !== trader) {
-      if (trader !== undefined) this.verified.delete(apiKey);
-      trader = this.state.traders.byApiKeyHash(hashApiKey(apiKey));
-      if (trader === undefined) throw new DomainError('invalid_api_key');
+    let found = this.verified.get(apiKey);
+    if (found === undefined || this.state.traders.get(found.trader.trader_id) !== found.trader || this.state.keys.byApiKeyHash(found.hash) !== found.key) {
+      if (found !== undefined) this.verified.delete(apiKey);
+      const hash = hashApiKey(apiKey);
+      const key = this.state.keys.byApiKeyHash(hash);
+      const trader = key === undefined ? undefined : this.state.traders.get(key.trader_id);
+      if (key === undefined || trader === undefined) throw new DomainError('invalid_api_key');
+      found = { hash, trader, key, expiresMs: expiresAtMs(key) };
       if (this.verified.size >= this.capacity) this.verified.clear();
-      this.verified.set(apiKey, trader);
+      this.verified.set(apiKey, found);
     }
-    if (trader.disabled === true) throw new DomainError('unauthenticated', 'trader is disabled');
-    return { trader, apiKey };
+    if (this.now() >= found.expiresMs) throw new DomainError('invalid_api_key');
+    if (found.trader.disabled === true) throw new DomainError('unauthenticated', 'trader is disabled');
+    this.usage.touch(found.key.key_id);
+    return { trader: found.trader, apiKey, key: found.key };
   }
 }
 

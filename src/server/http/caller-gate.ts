@@ -1,7 +1,8 @@
 // What every route runs first, before it reads anything of the request but its head: in cluster mode
 // the leader check of a route that changes state (503 not_leader before authentication), then the
-// caller's credentials, then, on trader routes, the trader's budget with its x-ratelimit-* headers. So
-// a refused request (503, 401, 429) never reads its body. Shared by the express mount and the fast path.
+// caller's credentials and, on a route that trades, the key's scope, then, on trader routes, the
+// trader's budget with its x-ratelimit-* headers. So a refused request (503, 401, 403, 429) never reads
+// its body. Shared by the express mount and the fast path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, rateLimitText } from '../../commands/errors.ts';
 import type { ServerContext } from '../context.ts';
@@ -9,9 +10,9 @@ import { AdminGuard, TraderAuthenticator } from './authenticate.ts';
 import type { AnyRoute, Call } from './route.ts';
 
 /** The authenticated caller on trader routes (trader and key), nulls elsewhere: those fields of a Call. */
-export type Caller = Pick<Call<unknown, unknown, unknown>, 'trader' | 'apiKey'>;
+export type Caller = Pick<Call<unknown, unknown, unknown>, 'trader' | 'apiKey' | 'key'>;
 
-const NOBODY: Caller = Object.freeze({ trader: null, apiKey: null });
+const NOBODY: Caller = Object.freeze({ trader: null, apiKey: null, key: null });
 
 export class CallerGate {
   private readonly context: ServerContext;
@@ -22,7 +23,7 @@ export class CallerGate {
   constructor(context: ServerContext) {
     const { config, logger } = context;
     this.context = context;
-    this.traders = new TraderAuthenticator(context.service.state);
+    this.traders = new TraderAuthenticator(context.service.state, context.keyUsage);
     this.admin = new AdminGuard(config.adminToken, context.addresses, config.limits.admin_auth_failures_per_minute, logger);
     this.limitHeader = String(config.perUserRequestsPerSecond);
   }
@@ -40,6 +41,8 @@ export class CallerGate {
     }
     if (route.access !== 'trader') return NOBODY;
     const caller = this.traders.authenticate(req);
+    // A read key's request to a route that trades is refused before it costs the trader's budget.
+    if (route.scope === 'trade' && caller.key.scope !== 'trade') throw new DomainError('insufficient_scope');
     const traderId = caller.trader.trader_id;
     if (route.rateLimited === true) {
       const decision = this.context.budgets.take(traderId);

@@ -134,7 +134,7 @@ function respond(parts: Parts, req: IncomingMessage, res: ServerResponse, caller
     const body = route.body === undefined ? undefined : (route.fastBody?.(raw) ?? parseInput(route.body, raw, 'body'));
     // Once shutdown began, let the client know this connection will not be kept.
     if (context.service.isClosed) res.setHeader('connection', 'close');
-    const out: unknown = route.handle({ context, params, query, body, trader: caller.trader, apiKey: caller.apiKey, req, res });
+    const out: unknown = route.handle({ context, params, query, body, trader: caller.trader, apiKey: caller.apiKey, key: caller.key, req, res });
     if (out instanceof Promise) {
       out.then(
         (value: unknown) => replied(parts, req, res, value, started),

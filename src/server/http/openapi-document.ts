@@ -24,6 +24,7 @@ export function routeErrors(route: AnyRoute): ErrorCode[] {
   const codes: ErrorCode[] = [...route.errors];
   if (route.params !== undefined || route.query !== undefined) codes.push('invalid_request');
   if (route.access === 'trader') codes.push('missing_api_key', 'invalid_api_key', 'unauthenticated');
+  if (route.access === 'trader' && route.scope === 'trade') codes.push('insufficient_scope');
   if (route.rateLimited === true) codes.push('rate_limited');
   if (route.access === 'admin') codes.push('missing_admin_token', 'invalid_admin_token', 'too_many_auth_failures');
   if (route.access === 'trader' && route.method !== 'get') codes.push('admission_queue_full');

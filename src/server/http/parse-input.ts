@@ -20,6 +20,10 @@ const FIELD_CODES: Readonly<Record<string, ErrorCode>> = {
   time_in_force: 'invalid_time_in_force',
   self_trade_prevention: 'invalid_self_trade_prevention',
   client_order_id: 'invalid_client_order_id',
+  maker_fee_bps: 'invalid_market_rule',
+  taker_fee_bps: 'invalid_market_rule',
+  position_limit: 'invalid_market_rule',
+  max_open_orders: 'invalid_market_rule',
 };
 
 const DEFAULT_CODES: Readonly<Record<InputPlace, ErrorCode>> = { body: 'invalid_request', query: 'invalid_query', path: 'invalid_request' };

@@ -35,13 +35,16 @@ export const FillSchema = z.object({
   price: U64,
   quantity: U64,
   occurred_at: Timestamp,
+  fee: z.number().meta({ description: 'the fee the caller paid on this fill, in the quote asset (exactly price * quantity * bps / 10000, at most four decimals); negative: a rebate received. A trader whose order met its own pays both sides\' fees on the one fill it sees', example: 0.03 }),
+  liquidity: z.enum(['maker', 'taker']).meta({ description: 'the caller\'s side: maker (its order rested) or taker (its order came in; also a fill between the caller\'s own orders)' }),
 }).meta({ id: 'Fill' });
 
 export const PositionSchema = z.object({
   market: z.string(),
   net_quantity: z.number().int().meta({ description: 'positive long, negative short' }),
   average_entry_price: z.number().nullable().meta({ description: 'null while the position is flat' }),
-  realized_pnl: z.number(),
+  realized_pnl: z.number().meta({ description: 'after fees' }),
+  fees: z.number().meta({ description: 'fees paid in this market (negative: rebates received), in the quote asset' }),
   updated_at: Timestamp,
 }).meta({ id: 'Position' });
 
@@ -57,6 +60,10 @@ export const MarketSchema = z.object({
   status: z.enum(['enabled', 'disabled', 'settled']),
   created_at: Timestamp,
   updated_at: Timestamp,
+  maker_fee_bps: z.number().int().min(-100).max(100).meta({ description: 'basis points of price * quantity charged to the resting side of each fill; negative: a rebate paid to it' }),
+  taker_fee_bps: z.number().int().min(0).max(100).meta({ description: 'basis points of price * quantity charged to the incoming side of each fill' }),
+  position_limit: U64.meta({ description: 'the worst-case net position bound of each trader in this market (default 1000)' }),
+  max_open_orders: U64.nullable().meta({ description: 'resting orders one trader may have in this market; null: no cap' }),
 }).meta({ id: 'Market' });
 
 export const ControlsSchema = z.object({ trading_enabled: z.boolean(), updated_at: Timestamp }).meta({ id: 'ExchangeControls' });
@@ -72,8 +79,8 @@ export const LeaderboardRowSchema = z.object({
   rank: z.number().int().min(1),
   trader_id: Uuid,
   username: z.string(),
-  net_pnl: z.number(),
-  realized_pnl: z.number(),
+  net_pnl: z.number().meta({ description: 'realized (after fees) plus unrealized' }),
+  realized_pnl: z.number().meta({ description: 'after fees' }),
   unrealized_pnl: z.number(),
   gross_exposure: z.number(),
   disabled: z.literal(true).optional().meta({ description: 'present (true) only on the row of a disabled trader' }),
@@ -241,7 +248,27 @@ export const CandlesResponse = z.object({ candles: z.array(CandleSchema) });
 
 export const OrderResponse = z.object({ order: OrderSchema });
 
-export const PortfolioSchema = z.object({ trader_id: Uuid, position_limit: z.literal(1000), positions: z.array(PositionSchema) });
+export const PortfolioSchema = z.object({
+  trader_id: Uuid,
+  position_limit: z.literal(1000).meta({ description: 'the position limit of a market that sets none (exchange-service.md); each market\'s own is in position_limits and on its Market' }),
+  position_limits: z.record(z.string(), U64).meta({ description: 'every market\'s position limit, by market_id' }),
+  positions: z.array(PositionSchema),
+});
+
+export const ApiKeySchema = z.object({
+  key_id: z.string().meta({ description: 'names the key (to revoke it); not a secret' }),
+  scope: z.enum(['trade', 'read']).meta({ description: 'trade: everything a key may do; read: every trader GET and WebSocket authenticate, no order entry, amend or cancel' }),
+  label: z.string().nullable(),
+  created_at: Timestamp,
+  expires_at: Timestamp.nullable().meta({ description: 'from then on the key is refused as an unknown key is (401); null: never' }),
+  last_used_at: Timestamp.nullable().meta({ description: 'the last request or WebSocket authenticate with the key (to about a second), null if never used' }),
+  primary: z.boolean().meta({ description: 'the key provisioning (or the last rotation) gave the trader, which POST .../rotate-key replaces' }),
+}).meta({ id: 'ApiKey' });
+
+export const IssuedKeyResponse = z.object({
+  key: ApiKeySchema,
+  api_key: z.string().meta({ description: 'the secret, shown only in this answer: `exch_` and 32 lowercase hex characters', example: 'exch_0123456789abcdef0123456789abcdef' }),
+});
 
 export const ProfileResponse = z.object({ profile: TraderProfileSchema });
 

@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../commands/errors.ts';
+import type { KeyScope } from '../../events/types.ts';
+import type { KeyRecord } from '../../projections/api-keys.ts';
 import type { TraderView } from '../../projections/views.ts';
 import type { Config } from '../config.ts';
 import type { ServerContext } from '../context.ts';
@@ -24,6 +26,8 @@ export interface Call<P, Q, B> {
   /** The authenticated caller on trader routes, null elsewhere. */
   readonly trader: TraderView | null;
   readonly apiKey: string | null;
+  /** The record of the key the trader presented (its id and scope), null elsewhere. */
+  readonly key: KeyRecord | null;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
 }
@@ -41,11 +45,20 @@ export interface SuccessResponse {
   readonly alternate?: { readonly status: number; readonly description: string };
 }
 
-export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+/**
+ * Who may call a route. A trader route names the scope of key it needs (competition-rules.md, "Keys"):
+ * `read` takes any key, `trade` refuses a read key (403 insufficient_scope) before anything else of the
+ * request is read. Every trader route must decide (the type makes it; test/http/key-scopes.spec.ts
+ * holds every route to a table).
+ */
+export type RouteAccess = { readonly access: 'trader'; readonly scope: KeyScope } | { readonly access: 'public' | 'admin'; readonly scope?: undefined };
+
+export type RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = RouteAccess & RouteDetails<P, Q, B>;
+
+export interface RouteDetails<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   readonly method: Method;
   /** OpenAPI form: /api/v1/orders/{order_id} */
   readonly path: string;
-  readonly access: Access;
   /** Counted against PER_USER_REQUESTS_PER_SECOND (the specification's Limits table). */
   readonly rateLimited?: boolean;
   readonly tag: string;

@@ -39,6 +39,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'get',
     path: '/api/v1/user',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
     summary: 'The caller\'s profile, with the API key it presented',
@@ -53,6 +54,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'get',
     path: '/api/v1/positions',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
     summary: 'All positions of the caller, by market',
@@ -64,20 +66,25 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'get',
     path: '/api/v1/portfolio',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
-    summary: 'The caller\'s positions and the position limit',
-    success: { status: 200, description: 'trader_id, position_limit (always 1000) and positions', schema: PortfolioSchema },
+    summary: 'The caller\'s positions and the position limits',
+    success: { status: 200, description: 'trader_id, position_limit (the default, 1000), every market\'s position limit, and positions', schema: PortfolioSchema },
     errors: [],
     handle: (call) => {
       const traderId = callerOf(call).trader_id;
-      return { trader_id: traderId, position_limit: POSITION_LIMIT, positions: call.context.service.state.positions.viewsOf(traderId) };
+      const state = call.context.service.state;
+      const limits: Record<string, number> = {};
+      for (const m of state.markets.list()) limits[m.market_id] = m.position_limit;
+      return { trader_id: traderId, position_limit: POSITION_LIMIT, position_limits: limits, positions: state.positions.viewsOf(traderId) };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/api/v1/leaderboard',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
     summary: 'Traders ranked by marked net PnL',
@@ -95,6 +102,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'get',
     path: '/api/v1/open-orders',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
     summary: 'The caller\'s resting orders',
@@ -121,6 +129,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'get',
     path: '/api/v1/fills',
     access: 'trader',
+    scope: 'read',
     rateLimited: true,
     tag: TAG,
     summary: 'The caller\'s fills, as maker or taker',
@@ -149,6 +158,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'post',
     path: '/api/v1/orders',
     access: 'trader',
+    scope: 'trade',
     rateLimited: true,
     tag: TAG,
     summary: 'Submit an order (limit or market; GTC, IOC, FOK or POST_ONLY; with optional self-trade prevention and client order id)',
@@ -158,10 +168,12 @@ export const traderRoutes: readonly AnyRoute[] = [
       'nothing changes; with other parameters 409 duplicate_client_order_id. Then the admission checks in this order, the first failing ' +
       'one answers: trading enabled; market symbol, configured, not disabled, not settled; price > 0 and a tick multiple (a market order ' +
       'carries no price and takes time_in_force IOC); quantity > 0 and >= min_order_quantity; worst-case net position (current net + ' +
-      'resting orders of the same side + this order\'s full quantity) within +/-1000; a POST_ONLY order that would take liquidity is 409 ' +
-      'post_only_would_take; a market order against an empty opposite side is 409 no_liquidity. Then matching at price-time priority, ' +
-      'every execution at the maker\'s price; self-trade prevention as the order asks. IOC and market orders cancel what does not fill; a ' +
-      'FOK order fills in full or expires with no fills.',
+      'resting orders of the same side + this order\'s full quantity) within the market\'s position_limit (+/-1000 unless the market sets ' +
+      'one); a POST_ONLY order that would take liquidity is 409 post_only_would_take; a market order against an empty opposite side is 409 ' +
+      'no_liquidity. Then matching at price-time priority, every execution at the maker\'s price; self-trade prevention as the order asks. ' +
+      'IOC and market orders cancel what does not fill; a FOK order fills in full or expires with no fills. An order that would rest is ' +
+      'refused whole (409 too_many_open_orders) when the caller already has the market\'s max_open_orders resting there. Each fill carries ' +
+      'the caller\'s fee (price * quantity * the market\'s maker or taker bps / 10000; negative: a rebate) and liquidity.',
     body: SubmitOrderBody,
     fastBody: fastSubmitOrderBody,
     success: { status: 201, description: 'the order after matching, the fills it made, and whether a remainder rests', schema: SubmitOrderResponse, alternate: { status: 200, description: 'a repeated client_order_id with the same parameters: the first order as it is now, all its fills, duplicate: true' } },
@@ -183,6 +195,7 @@ export const traderRoutes: readonly AnyRoute[] = [
       'invalid_quantity',
       'quantity_below_minimum',
       'position_limit_exceeded',
+      'too_many_open_orders',
       'overflow',
     ],
     handle: (call) => {
@@ -208,6 +221,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'patch',
     path: '/api/v1/orders/{order_id}',
     access: 'trader',
+    scope: 'trade',
     rateLimited: true,
     tag: TAG,
     summary: 'Reduce the remaining quantity of a resting order',
@@ -226,6 +240,7 @@ export const traderRoutes: readonly AnyRoute[] = [
     method: 'delete',
     path: '/api/v1/orders/{order_id}',
     access: 'trader',
+    scope: 'trade',
     rateLimited: true,
     tag: TAG,
     summary: 'Cancel a resting order',

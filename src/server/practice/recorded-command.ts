@@ -25,7 +25,8 @@ export interface Seat {
 
 /**
  * Whether the recorded event is the seat's own command, dropped from the play: its orders, cancels,
- * amends and cancel-alls (a disconnect's too), and a rotation of its key (the team holds the key now).
+ * amends and cancel-alls (a disconnect's too), and a rotation, issue or revocation of its keys (the team
+ * holds its keys now: a recorded key of the seat's would let the recording's trader in).
  * The operator's decisions about the trader (disable, enable) are played.
  */
 export function isSeatCommand(event: ExchangeEvent, seat: string | null): boolean {
@@ -37,6 +38,8 @@ export function isSeatCommand(event: ExchangeEvent, seat: string | null): boolea
     case 'OrderAmended':
     case 'OrdersCanceled':
     case 'ApiKeyRotated':
+    case 'ApiKeyIssued':
+    case 'ApiKeyRevoked':
       return event.data.trader_id === seat;
     default:
       return false;

@@ -5,6 +5,7 @@ import type { ExchangeEvent } from '../../events/types.ts';
 import type { L3Delta } from '../../projections/market-data.ts';
 import { tradeView } from '../../projections/history/trade-tape.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
+import type { KeyRecord } from '../../projections/api-keys.ts';
 import type { AdminMessageView, TraderView } from '../../projections/views.ts';
 import type { Connection } from './connection.ts';
 import { DeltaRun } from './delta-run.ts';
@@ -22,6 +23,8 @@ export class ConnectionRegistry {
   private readonly byTradesMarket = new Map<string, Set<Connection>>();
   /** Per trader, its connections authenticated with cancel_on_disconnect. */
   private readonly cancelOnDisconnect = new Map<string, Set<Connection>>();
+  /** Connections authenticated with a key that expires: the expiry sweep looks at these only. */
+  readonly expiring = new Set<Connection>();
   // A delta's frame, kept while the feed's ring keeps the delta, so a replay does not encode it again.
   private readonly frames = new WeakMap<L3Delta, WireFrame>();
   /** The last sequence published per market: what heartbeats report. */
@@ -61,6 +64,8 @@ export class ConnectionRegistry {
     const last = this.leaveCancelOnDisconnect(connection);
     if (connection.trader !== null) this.unindex(this.byTrader, connection.trader.trader_id, connection);
     connection.trader = null;
+    connection.key = null;
+    this.expiring.delete(connection);
     return last;
   }
 
@@ -82,13 +87,17 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Replaces the connection's identity (null: unauthenticated). Authenticating again is not a disconnect:
-   * the connection simply stops counting for the previous trader's cancel_on_disconnect.
+   * Replaces the connection's identity (null: unauthenticated) and the key it authenticated with.
+   * Authenticating again is not a disconnect: the connection simply stops counting for the previous
+   * trader's cancel_on_disconnect.
    */
-  setTrader(connection: Connection, trader: TraderView | null, cancelOnDisconnect = false): void {
+  setTrader(connection: Connection, trader: TraderView | null, cancelOnDisconnect = false, key: KeyRecord | null = null): void {
     this.leaveCancelOnDisconnect(connection);
     if (connection.trader !== null) this.unindex(this.byTrader, connection.trader.trader_id, connection);
     connection.trader = trader;
+    connection.key = trader === null ? null : key;
+    if (connection.key?.expires_at != null) this.expiring.add(connection);
+    else this.expiring.delete(connection);
     if (trader !== null) this.index(this.byTrader, trader.trader_id, connection);
     if (trader !== null && cancelOnDisconnect) {
       connection.cancelOnDisconnect = true;
@@ -224,19 +233,23 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Closes every session authenticated as the trader (its key was rotated, or it was disabled), with
-   * close code 4001 and the reason. The identity is dropped first, so nothing still queued from it runs
-   * as the trader, and the close is not a disconnect that cancel_on_disconnect acts on.
+   * Closes the sessions authenticated as the trader that `closes` picks (all of them when it was
+   * disabled; those of a key rotated away or revoked), with close code 4001 and the reason. The
+   * identity is dropped first, so nothing still queued from it runs as the trader, and the close is not a
+   * disconnect that cancel_on_disconnect acts on.
    */
-  revoke(traderId: string, reason: string): void {
+  revoke(traderId: string, reason: string, closes: (connection: Connection) => boolean = () => true): void {
     const connections = this.byTrader.get(traderId);
     if (connections === undefined) return;
-    for (const connection of [...connections]) {
-      this.setTrader(connection, null);
-      // What is already queued for it (the cancels of a disable) goes out before the close frame.
-      connection.queue.flush();
-      connection.ws.close(REVOKED_CLOSE_CODE, reason);
-    }
+    for (const connection of [...connections]) if (closes(connection)) this.close(connection, reason);
+  }
+
+  /** Closes one authenticated session as revoke does (its key expired, say). */
+  close(connection: Connection, reason: string): void {
+    this.setTrader(connection, null);
+    // What is already queued for it (the cancels of a disable) goes out before the close frame.
+    connection.queue.flush();
+    connection.ws.close(REVOKED_CLOSE_CODE, reason);
   }
 
   onAccountResync(): void {

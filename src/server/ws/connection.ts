@@ -4,6 +4,7 @@
 // pausing the socket.
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
+import type { KeyRecord } from '../../projections/api-keys.ts';
 import type { TraderView } from '../../projections/views.ts';
 import type { FeedSubscription } from '../feeds/feed-subscription.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
@@ -43,6 +44,8 @@ export class Connection {
   /** Conflated-channel subscriptions (l2, ticker, standings), by feedKey. */
   readonly feeds = new Map<string, FeedSubscription>();
   trader: TraderView | null = null;
+  /** The key the connection authenticated with (its scope, its expiry), null while unauthenticated. */
+  key: KeyRecord | null = null;
   /** Authenticated with cancel_on_disconnect: its trader's orders are canceled when its last such connection closes. */
   cancelOnDisconnect = false;
   /** Cleared by each liveness round, set again by any pong or frame from the peer. */

@@ -2,6 +2,7 @@
 // extensions docs/websocket.md lists). Each builder returns the JSON text once; frames that go to many
 // connections are encoded to a Buffer once so no connection encodes them again.
 import type { ErrorCode } from '../../commands/errors.ts';
+import type { KeyScope } from '../../events/types.ts';
 import type { L3Delta, L3Snapshot } from '../../projections/market-data.ts';
 import type { SubmitReply } from '../../projections/order-replies.ts';
 import type { PrivateEvent } from '../../projections/private-feed.ts';
@@ -29,8 +30,9 @@ export function heartbeatFrame(time: string, epoch: string, sequences: Readonly<
   return text<'heartbeat'>({ type: 'heartbeat', time, epoch, sequences });
 }
 
-export function authenticatedFrame(traderId: string, username: string): string {
-  return text<'authenticated'>({ type: 'authenticated', trader_id: traderId, username });
+/** Extension: the key's id and scope (competition-rules.md, "Keys"). */
+export function authenticatedFrame(traderId: string, username: string, key: { readonly key_id: string; readonly scope: KeyScope }): string {
+  return text<'authenticated'>({ type: 'authenticated', trader_id: traderId, username, key_id: key.key_id, scope: key.scope });
 }
 
 export function snapshotFrame(snapshot: L3Snapshot, epoch: string): string {

@@ -18,7 +18,8 @@ import { ConnectionRegistry } from './connection-registry.ts';
 import { FlushScheduler } from './flush-scheduler.ts';
 import { heartbeatFrame } from './frames.ts';
 import { DEFAULT_WS_OPTIONS, hardCap, type WsGatewayOptions } from './gateway-options.ts';
-import { MessageHandler, type ReadYourWrites } from './message-handler.ts';
+import { MessageHandler, type KeyUsed, type ReadYourWrites } from './message-handler.ts';
+import { expired } from '../keys/key-expiry.ts';
 import { LocalDesk, type TradingDesk } from './order-desk.ts';
 import type { WsContext } from './ws-context.ts';
 
@@ -50,11 +51,15 @@ export function refusedPathOrShutdown(req: IncomingMessage, socket: Duplex, shut
   return true;
 }
 
-/** Where a gateway that does not run on the matching thread sends trading ops, and how it syncs. */
+/** Where a gateway that does not run on the matching thread sends trading ops, how it syncs, and where key uses go. */
 export interface GatewayWiring {
   readonly desk: TradingDesk;
   readonly readYourWrites: ReadYourWrites;
+  readonly keyUsed: KeyUsed;
 }
+
+/** How often sessions authenticated with a key that expires are looked at (competition-rules.md: its sessions close). */
+export const KEY_EXPIRY_SWEEP_MS = 1000;
 
 function isServerContext(context: WsContext | ServerContext): context is ServerContext {
   return 'budgets' in context;
@@ -74,6 +79,7 @@ export class WsGateway {
   private readonly scheduler = new FlushScheduler();
   private readonly publications: RxSubscription;
   private readonly timer: NodeJS.Timeout;
+  private readonly expiryTimer: NodeJS.Timeout;
   private nextId = 1;
   private closing: Promise<void> | null = null;
 
@@ -96,15 +102,22 @@ export class WsGateway {
       publicStandings: context.config.publicStandings,
       now: this.now,
     });
-    if (wiring !== undefined) this.desk = wiring.desk;
-    else if (isServerContext(context)) this.desk = new LocalDesk(context);
-    else throw new Error('ws gateway: a context without the exchange\'s budgets needs a trading desk');
-    this.handler = new MessageHandler(context, this.registry, this.feeds, this.options, this.desk, this.gate, wiring?.readYourWrites);
+    let keyUsed: KeyUsed;
+    if (wiring !== undefined) {
+      this.desk = wiring.desk;
+      keyUsed = wiring.keyUsed;
+    } else if (isServerContext(context)) {
+      this.desk = new LocalDesk(context);
+      keyUsed = (keyId) => void context.keyUsage.touch(keyId);
+    } else throw new Error('ws gateway: a context without the exchange\'s budgets needs a trading desk');
+    this.handler = new MessageHandler(context, this.registry, this.feeds, this.options, this.desk, this.gate, wiring?.readYourWrites, keyUsed);
     // The service publishes book deltas and private events only while a gateway routes them.
     context.service.attachFeeds();
     this.publications = context.service.publications$.subscribe((p) => this.publish(p));
     this.timer = setInterval(() => this.tick(), this.options.heartbeatIntervalMs);
     this.timer.unref();
+    this.expiryTimer = setInterval(() => this.closeExpired(Date.now()), KEY_EXPIRY_SWEEP_MS);
+    this.expiryTimer.unref();
     // On the service's own server the client's address comes from its resolver (behind a trusted proxy,
     // the address it forwards); in the fan-out child, with each socket handed over.
     if (http !== null && isServerContext(context)) http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head, context.addresses.of(req)));
@@ -205,9 +218,12 @@ export class WsGateway {
         this.registry.onAccountResync();
         this.feeds.onReset();
         break;
-      case 'revoked':
-        this.registry.revoke(p.trader_id, p.reason);
+      case 'revoked': {
+        // A disabled trader loses every session; a key rotated away or revoked only its own.
+        const keys = this.context.service.state.keys;
+        this.registry.revoke(p.trader_id, p.reason, (c) => p.all || c.key === null || keys.byApiKeyHash(c.key.api_key_hash) !== c.key);
         break;
+      }
       case 'event':
         this.registry.onEvent(p.event);
         break;
@@ -218,6 +234,13 @@ export class WsGateway {
     const sequences: Record<string, number> = {};
     for (const market of connection.subscriptions.keys()) sequences[market] = this.registry.publishedSequence(market);
     return heartbeatFrame(this.now(), this.context.epoch, sequences);
+  }
+
+  /** Closes the sessions whose key expired (code 4001, "api key expired"), as a revoked key's are. */
+  closeExpired(nowMs: number): void {
+    for (const connection of [...this.registry.expiring]) {
+      if (connection.key !== null && expired(connection.key, nowMs)) this.registry.close(connection, 'api key expired');
+    }
   }
 
   // One timer for all connections: a peer that answered neither the last ping nor sent anything since
@@ -241,6 +264,7 @@ export class WsGateway {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.timer);
+      clearInterval(this.expiryTimer);
       this.feeds.close();
       this.publications.unsubscribe();
       for (const connection of [...this.registry.all]) {

@@ -8,6 +8,7 @@ import { AbuseMeter } from '../admission/abuse-meter.ts';
 import type { ConnectionGate } from '../admission/connection-gate.ts';
 import { TokenBucket } from '../admission/token-bucket.ts';
 import { hashApiKey } from '../clock.ts';
+import { expired } from '../keys/key-expiry.ts';
 import { feedUnsubscribedFrame } from '../feeds/feed-frames.ts';
 import { feedKey } from '../feeds/feed-subscription.ts';
 import type { MarketDataHub } from '../feeds/market-data-hub.ts';
@@ -47,6 +48,9 @@ const MAX_PIPELINED = 64;
  */
 export type ReadYourWrites = () => Promise<void> | null;
 
+/** Told of each use of a key (an authenticate, a trading op): src/server/keys/key-usage.ts. */
+export type KeyUsed = (keyId: string) => void;
+
 export class MessageHandler implements IncomingHandler {
   private readonly context: WsContext;
   private readonly registry: ConnectionRegistry;
@@ -57,8 +61,19 @@ export class MessageHandler implements IncomingHandler {
   private readonly feeds: MarketDataHub;
   private readonly desk: TradingDesk;
   private readonly readYourWrites: ReadYourWrites;
+  private readonly keyUsed: KeyUsed;
 
-  constructor(context: WsContext, registry: ConnectionRegistry, feeds: MarketDataHub, limits: MessageHandlerLimits, desk: TradingDesk, gate: ConnectionGate | null = null, readYourWrites: ReadYourWrites = () => null) {
+  constructor(
+    context: WsContext,
+    registry: ConnectionRegistry,
+    feeds: MarketDataHub,
+    limits: MessageHandlerLimits,
+    desk: TradingDesk,
+    gate: ConnectionGate | null = null,
+    readYourWrites: ReadYourWrites = () => null,
+    keyUsed: KeyUsed = () => {},
+  ) {
+    this.keyUsed = keyUsed;
     this.feeds = feeds;
     this.desk = desk;
     this.readYourWrites = readYourWrites;
@@ -105,7 +120,8 @@ export class MessageHandler implements IncomingHandler {
         const started = performance.now();
         const latency = this.context.metrics.wsOp(message.op);
         if (isTradingMessage(message) && this.forwardable(connection)) {
-          this.forward(connection, message, () => latency.observeSince(started));
+          if (this.mayTrade(connection, message)) this.forward(connection, message, () => latency.observeSince(started));
+          else latency.observeSince(started);
           return undefined;
         }
         const pending = this.dispatch(connection, message);
@@ -181,7 +197,11 @@ export class MessageHandler implements IncomingHandler {
   }
 
   private authenticate(connection: Connection, message: ClientMessageOf<'authenticate'>): void {
-    const found = this.context.service.state.traders.byApiKeyHash(hashApiKey(message.api_key));
+    const state = this.context.service.state;
+    const key = state.keys.byApiKeyHash(hashApiKey(message.api_key));
+    // An expired key is refused as an unknown one is (competition-rules.md, "Keys").
+    const live = key === undefined || expired(key, Date.now()) ? undefined : key;
+    const found = live === undefined ? undefined : state.traders.get(live.trader_id);
     // A disabled trader's key is refused like an unknown one, with its own code.
     const trader = found?.disabled === true ? undefined : found;
     if (trader !== undefined && this.gate !== null && !this.gate.mayAuthenticate(connection, trader.trader_id)) {
@@ -194,15 +214,42 @@ export class MessageHandler implements IncomingHandler {
     }
     // A failed attempt leaves the connection unauthenticated rather than silently keeping an identity
     // the client just tried to replace.
-    this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true);
+    this.registry.setTrader(connection, trader ?? null, trader !== undefined && message.cancel_on_disconnect === true, live ?? null);
     this.gate?.setTrader(connection, trader?.trader_id ?? null);
     if (found?.disabled === true) {
       this.context.metrics.wsRefused('authenticate', 'unauthenticated');
       connection.send(errorFrame('unauthenticated', 'trader is disabled'));
-    } else if (trader === undefined) {
+    } else if (trader === undefined || live === undefined) {
       this.context.metrics.wsRefused('authenticate', 'invalid_api_key');
       connection.send(errorFrame('invalid_api_key', ERRORS.invalid_api_key.message));
-    } else connection.send(authenticatedFrame(trader.trader_id, trader.username));
+    } else {
+      this.keyUsed(live.key_id);
+      connection.send(authenticatedFrame(trader.trader_id, trader.username, live));
+    }
+  }
+
+  /**
+   * Whether the connection's key may run a trading op: a read key may not (reject insufficient_scope),
+   * and a key past its expiry closes the session (the expiry sweep would, within a second). Refused ops
+   * are answered here; nothing runs.
+   */
+  private mayTrade(connection: Connection, message: TradingMessage): boolean {
+    const key = connection.key;
+    if (key === null) return true;
+    const requestId = message.request_id ?? null;
+    if (expired(key, Date.now())) {
+      this.context.metrics.wsRefused(message.op, 'unauthenticated');
+      connection.send(rejectFrame(message.op, requestId, 'unauthenticated', 'api key expired'));
+      this.registry.close(connection, 'api key expired');
+      return false;
+    }
+    if (key.scope !== 'trade') {
+      this.context.metrics.wsRefused(message.op, 'insufficient_scope');
+      connection.send(rejectFrame(message.op, requestId, 'insufficient_scope', ERRORS.insufficient_scope.message));
+      return false;
+    }
+    this.keyUsed(key.key_id);
+    return true;
   }
 
   // A subscription is (channel, market): each channel of channels.ts has its branch here.
@@ -304,6 +351,7 @@ export class MessageHandler implements IncomingHandler {
       connection.send(rejectFrame(message.op, message.request_id ?? null, 'unauthenticated', ERRORS.unauthenticated.message));
       return undefined;
     }
+    if (!this.mayTrade(connection, message)) return undefined;
     const outcome = this.desk.trade(message, trader, connection);
     if (!(outcome instanceof Promise)) return this.settle(connection, message, outcome);
     return outcome.then((done) => this.settle(connection, message, done));

@@ -29,6 +29,8 @@ export const ANSWERED: TradeOutcome = { kind: 'answered' };
 /** Where an op's answer goes: the connection it came from (or, in the main process, its stand-in). */
 export interface TradingCaller {
   readonly id: number;
+  /** The key the connection authenticated with: the fan-out child names it when it forwards an op. */
+  readonly key?: { readonly api_key_hash: string } | null;
   send(frame: string): void;
 }
 

@@ -30,7 +30,13 @@ export const L3EventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('trade'), maker_order_id: Uuid, taker_order_id: Uuid, price: z.number().int(), quantity: z.number().int().min(1) }),
 ]).meta({ id: 'L3Event' });
 
-export const AuthenticatedMessage = z.object({ type: z.literal('authenticated'), trader_id: Uuid, username: z.string() });
+export const AuthenticatedMessage = z.object({
+  type: z.literal('authenticated'),
+  trader_id: Uuid,
+  username: z.string(),
+  key_id: z.string().meta({ description: 'extension: the id of the key the session authenticated with (GET /api/v1/keys lists them)' }),
+  scope: z.enum(['trade', 'read']).meta({ description: 'extension: the key\'s scope; a read key\'s trading ops are rejected with insufficient_scope' }),
+});
 
 export const SnapshotMessage = z.object({
   type: z.literal('snapshot'),
@@ -225,7 +231,7 @@ const exampleOrder = {
   id: O, trader_id: T, market: 'BTC-USD', side: 'BUY', price: 100, quantity: 5, remaining: 3, created_at: AT, client_order_id: 'bot-1',
   type: 'LIMIT', time_in_force: 'GTC', self_trade_prevention: 'NONE', status: 'open', average_fill_price: 100,
 } as const;
-const exampleFill = { fill_id: U, market: 'BTC-USD', maker_order_id: M, taker_order_id: O, price: 100, quantity: 2, occurred_at: AT };
+const exampleFill = { fill_id: U, market: 'BTC-USD', maker_order_id: M, taker_order_id: O, price: 100, quantity: 2, occurred_at: AT, fee: 0.02, liquidity: 'taker' } as const;
 const exampleBookOrder = { order_id: O, side: 'BUY', price: 100, remaining: 3, created_at: AT } as const;
 
 export interface MessageDescription {
@@ -236,7 +242,7 @@ export interface MessageDescription {
 
 /** Every server-to-client frame, by a name unique in the AsyncAPI document. */
 export const SERVER_MESSAGES = {
-  authenticated: { schema: AuthenticatedMessage, summary: 'The api_key was accepted', examples: [{ type: 'authenticated', trader_id: T, username: 'alice' }] },
+  authenticated: { schema: AuthenticatedMessage, summary: 'The api_key was accepted', examples: [{ type: 'authenticated', trader_id: T, username: 'alice', key_id: '3f2a9c1e-7b4d-0a5e-9c8b-1d2e3f405162', scope: 'trade' }] },
   snapshot: {
     schema: SnapshotMessage,
     summary: 'The whole l3 book of a market, the answer to a subscribe',

@@ -39,9 +39,10 @@ export class ExchangeClient {
     return JSON.parse(text) as T;
   }
 
-  async market(id: string, tick = 1, reference: number | null = 100): Promise<void> {
+  /** `rules`: the market's fees, position limit and cap on open orders, if any. */
+  async market(id: string, tick = 1, reference: number | null = 100, rules: Record<string, number | null> = {}): Promise<void> {
     const [base, quote] = id.split('-');
-    await this.call('POST', '/api/v1/admin/markets', { admin: true }, { market_id: id, base_asset: base, quote_asset: quote, tick_size: tick, min_order_quantity: 1, reference_price: reference, enabled: true });
+    await this.call('POST', '/api/v1/admin/markets', { admin: true }, { market_id: id, base_asset: base, quote_asset: quote, tick_size: tick, min_order_quantity: 1, reference_price: reference, enabled: true, ...rules });
   }
 
   async trader(username: string): Promise<string> {

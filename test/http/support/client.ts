@@ -93,6 +93,10 @@ export interface MarketDefinition {
   readonly reference_price: number | null;
   readonly enabled: boolean;
   readonly display_name?: string | null;
+  readonly maker_fee_bps?: number;
+  readonly taker_fee_bps?: number;
+  readonly position_limit?: number;
+  readonly max_open_orders?: number | null;
 }
 
 export interface OrderBody {
@@ -114,6 +118,8 @@ export interface FillBody {
   readonly price: number;
   readonly quantity: number;
   readonly occurred_at: string;
+  readonly fee: number;
+  readonly liquidity: 'maker' | 'taker';
 }
 
 export interface SubmitReply {

@@ -126,13 +126,7 @@ export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(datab
   }
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { until } from '../../support/until.ts';
 
 /** A value as jsonb keeps it: every NUL and every lone surrogate in its strings as U+FFFD. */
 function asJsonb(value: unknown): unknown {

@@ -13,10 +13,12 @@ import { prng } from '../../../replay/prng.ts';
 
 export type Build = (stamp: Stamp) => Command;
 
+// One market as before, one with fees and a maker rebate, one with a position limit and a cap on open
+// orders (competition-rules.md): the log, the history and the snapshots carry all of them.
 export const SESSION_MARKETS: readonly MarketInput[] = [
   { market_id: 'BTC-USD', base_asset: 'BTC', quote_asset: 'USD', tick_size: 1, min_order_quantity: 1, reference_price: 100, enabled: true },
-  { market_id: 'ETH-USD', base_asset: 'ETH', quote_asset: 'USD', tick_size: 5, min_order_quantity: 1, reference_price: 200, enabled: true },
-  { market_id: 'SOL-USD', base_asset: 'SOL', quote_asset: 'USD', tick_size: 1, min_order_quantity: 2, reference_price: null, enabled: true },
+  { market_id: 'ETH-USD', base_asset: 'ETH', quote_asset: 'USD', tick_size: 5, min_order_quantity: 1, reference_price: 200, enabled: true, maker_fee_bps: -1, taker_fee_bps: 3 },
+  { market_id: 'SOL-USD', base_asset: 'SOL', quote_asset: 'USD', tick_size: 1, min_order_quantity: 2, reference_price: null, enabled: true, position_limit: 400, max_open_orders: 25 },
 ];
 
 // Text that must survive COPY's escaping and jsonb: tabs, newlines, backslashes, quotes, non-ASCII,
@@ -89,11 +91,25 @@ export class RandomSession {
     if (r < 0.92) {
       const body = this.pick(BODIES);
       const target = this.rand() < 0.3 ? this.pick(this.usernames) : null;
-      return (s) => ({ type: 'PostAdminMessage', time: s.time, message_id: s.uuid(), target_username: target, market: this.rand() < 0.5 ? m.market_id : null, level: 'info', title: this.rand() < 0.5 ? `title ${this.n}` : null, body });
+      const inMarket = this.rand() < 0.5;
+      const titled = this.rand() < 0.5;
+      // Every ninth such command is about a key instead: one issued to a trader, or one of its issued
+      // keys revoked (never its primary key, which the session's clients act with), its hash only.
+      if (this.n % 9 === 0) {
+        return (s) => {
+          const issued = this.state.keys.keysOf(trader).filter((k) => !k.primary);
+          const revoke = issued.length > 1 ? issued[this.n % issued.length] : undefined;
+          if (revoke !== undefined) return { type: 'RevokeApiKey', time: s.time, trader_id: trader, key_id: revoke.key_id };
+          return { type: 'IssueApiKey', time: s.time, trader_id: trader, api_key_hash: createHash('sha256').update(s.uuid()).digest('hex'), scope: titled ? 'read' : 'trade', label: `key ${this.n}`, expires_at: null };
+        };
+      }
+      return (s) => ({ type: 'PostAdminMessage', time: s.time, message_id: s.uuid(), target_username: target, market: inMarket ? m.market_id : null, level: 'info', title: titled ? `title ${this.n}` : null, body });
     }
     if (r < 0.95) {
       const enabled = this.rand() < 0.7;
-      return (s) => ({ type: 'PatchMarket', time: s.time, market_id: m.market_id, changes: { enabled, display_name: `${m.market_id} #${this.n}` } });
+      // Now and then a rule changes mid-session: it applies from the next fill on.
+      const rules = this.n % 4 === 0 ? { taker_fee_bps: this.n % 7, maker_fee_bps: (this.n % 5) - 2 } : {};
+      return (s) => ({ type: 'PatchMarket', time: s.time, market_id: m.market_id, changes: { enabled, display_name: `${m.market_id} #${this.n}`, ...rules } });
     }
     if (r < 0.97) {
       const stop = this.rand() < 0.5;

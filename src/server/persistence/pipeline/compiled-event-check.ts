@@ -5,12 +5,14 @@
 // test/persistence/compiled-event-check.spec.ts holds that it accepts exactly what parseEvent accepts
 // (but for over-long strings of astral characters, which it refuses and zod may accept: it counts
 // string lengths in UTF-16 units, zod in code points), over recorded events and their mutations.
-import { v1, v2 } from './event-check.generated.js';
+import { v1, v2, v3 } from './event-check.generated.js';
 
 /**
  * Whether a parsed value is a well-formed event of a known schema version. The version rule of
- * parseEvent: a value with a `v` member is read as version 2 and later.
+ * parseEvent: no `v` is version 1, `v: 2` version 2, any other `v` is checked as the current version
+ * (whose literal refuses a version this code does not know).
  */
 export function compiledEventCheck(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'v' in value ? v2(value) : v1(value);
+  if (typeof value !== 'object' || value === null || !('v' in value)) return v1(value);
+  return (value as { v: unknown }).v === 2 ? v2(value) : v3(value);
 }
