@@ -19,7 +19,7 @@
 // PostgreSQL server keeps it (the window of the 8,192 most recently finished orders; a log that keeps
 // nothing, the writer's batches having left the process), and given to nodejs-order-book 10.1.1 in a
 // process of its own (bench/engine/peer-order-book.ts): the exchange's rate against the best JavaScript
-// order book's. BENCH_WINDOW=0 and BENCH_PEER=0 leave those out. After each mix, the same mix with fees
+// order book's. BENCH_WINDOW=0, BENCH_PEER=0 and BENCH_RULES=0 leave those out. After each mix, the same mix with fees
 // and limits set on every market (withRules): its rate against the mix without them, in the same process.
 import { GTC_LIMIT } from '../src/commands/order-terms.ts';
 import { spawnSync } from 'node:child_process';
@@ -358,6 +358,8 @@ function memoryUsed(): { heap: number; buffers: number } {
 const COMMANDS = setting('BENCH_COMMANDS', 300_000, 20_000);
 const PEER = process.env['BENCH_PEER'] !== '0';
 const WINDOW = process.env['BENCH_WINDOW'] !== '0';
+// BENCH_RULES=0 leaves out the mixes with fees and limits (withRules), for A/B pairs of the rest.
+const RULES_RUN = process.env['BENCH_RULES'] !== '0';
 // For quick A/B runs on a noisy machine: BENCH_MIX=base skips the extensions mix, BENCH_MEMORY=0 the
 // memory figures (and the extra setup they need).
 const BASE_ONLY = process.env['BENCH_MIX'] === 'base';
@@ -417,7 +419,7 @@ async function measure(size: number): Promise<void> {
   );
   s = null;
   gc();
-  withRules(size, 'base');
+  if (RULES_RUN) withRules(size, 'base');
   if (BASE_ONLY) return;
   // The extensions mix, on a fresh book of the same size (warmed up the same way).
   gc();
@@ -427,7 +429,7 @@ async function measure(size: number): Promise<void> {
   gc();
   const rx = await runEngine(x, extensionCommands);
   report(size, 'extensions mix', rx, reference, `extensions/base ${(rx.perSecond / r.perSecond).toFixed(2)} | remembered client order ids ${x.exchange.state.books.clientIdCount.toLocaleString('en-US')}, ${clientIdBytes().toFixed(0)} B each`);
-  withRules(size, 'extensions');
+  if (RULES_RUN) withRules(size, 'extensions');
 }
 
 /**
