@@ -45,7 +45,7 @@ const ENGINE_RATE = '\\|\\s+([\\d,]+) commands/s';
 
 /** `NAME=REGEX`, or a bare REGEX named by its position. */
 function figure(spec: string, position: number, higherIsBetter: boolean): Figure {
-  const named = /^([A-Za-z][\w.-]*)=(.+)$/s.exec(spec);
+  const named = /^([A-Za-z][\w./-]*)=(.+)$/s.exec(spec);
   return { name: named === null ? `figure ${position + 1}` : (named[1] as string), regex: new RegExp(named === null ? spec : (named[2] as string), 'g'), higherIsBetter };
 }
 
