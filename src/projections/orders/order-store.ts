@@ -161,6 +161,8 @@ export class OrderStore {
   private lastSlot = NONE;
   /** The window of recently finished orders (recent-orders.ts); null when it holds none or the store keeps every order. */
   private readonly window: RecentOrders | null;
+  /** Whether finished orders go to the window (see windowed). */
+  private windowOn = true;
   /** The slots the last event finished, each beside its seq: they go to the window as the next event begins. */
   private retiring: number[] = [];
   /** When they are many, the same slots by id (built at the first lookup). */
@@ -259,6 +261,16 @@ export class OrderStore {
     return this.released;
   }
 
+  /**
+   * Whether the orders finished from now on go to the window (true, the default) or are let go of at
+   * once. The window holds what the history may not have yet; events folded from a log that is already
+   * durable (recovery from PostgreSQL, whose history tables commit with their events) finish no order
+   * the history lacks, so recovery folds without it and turns it on for the events the exchange decides.
+   */
+  windowed(on: boolean): void {
+    this.windowOn = on;
+  }
+
   /** The references of the window's records, oldest first. */
   *recentRefs(): IterableIterator<number> {
     if (this.window === null) return;
@@ -298,7 +310,7 @@ export class OrderStore {
   }
 
   private retire(slot: number, seq: number): void {
-    const window = this.window;
+    const window = this.windowOn ? this.window : null;
     const cid = this.clientOrderId(slot);
     const num = this.num.chunk(slot);
     const n = this.num.offset(slot);
