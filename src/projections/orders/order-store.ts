@@ -100,8 +100,6 @@ const CLIENT_ID = 1;
 const STATUS_MASK = 3 << STATUS_SHIFT;
 /** In FLAGS: the slot holds no order (freed, waiting for the next one). */
 const FREE = 1 << 8;
-/** In FLAGS: the order rests (it is linked into a book). */
-const RESTING = 1 << 9;
 
 /** Orders finished by one event that a lookup scans; past this many it builds a map of them. */
 const RETIRING_SCAN = 16;
@@ -150,7 +148,6 @@ export class OrderStore {
    * every order, through `finishedIds`.
    */
   private readonly index = new IdIndex(this);
-  private restingTotal = 0;
   /** Keeping every order: how many are finished, and a map of them by id, built at the first lookup that needs it. */
   private finishedTotal = 0;
   private finishedIds: Map<string, number> | null = null;
@@ -237,19 +234,19 @@ export class OrderStore {
   private finishedSlot(id: string): number {
     if (this.finishedIds === null) {
       this.finishedIds = new Map();
-      for (let slot = 0; slot < this.size; slot++) if ((this.int.get(slot, FLAGS) & (RESTING | FREE)) === 0 && !this.isOpen(slot)) this.finishedIds.set(this.id(slot), slot);
+      for (let slot = 0; slot < this.size; slot++) if ((this.int.get(slot, FLAGS) & FREE) === 0 && !this.isOpen(slot)) this.finishedIds.set(this.id(slot), slot);
     }
     return this.finishedIds.get(id) ?? NONE;
   }
 
   /** Orders in the store: resting, and finished ones not let go yet. */
   get count(): number {
-    return this.restingTotal + this.retiring.length / 2 + this.finishedTotal + (this.window?.count ?? 0);
+    return this.index.size + this.retiring.length / 2 + this.finishedTotal + (this.window?.count ?? 0);
   }
 
   /** Finished orders in the store. */
   get finishedCount(): number {
-    return this.count - this.restingTotal;
+    return this.count - this.index.size;
   }
 
   /**
@@ -340,7 +337,7 @@ export class OrderStore {
       to[t + R_CREATED] = created;
       to[t + R_TRADER] = trader;
       to[t + R_MARKET] = int[i + MARKET] as number;
-      to[t + R_FLAGS] = (int[i + FLAGS] as number) & ~RESTING;
+      to[t + R_FLAGS] = int[i + FLAGS] as number;
       to[t + R_FINISHED] = seq;
       // An order that never rested has no hash yet.
       const id = this.id(slot);
@@ -370,20 +367,16 @@ export class OrderStore {
       this.num.set(slot, HASH, hash);
     }
     this.index.add(slot, hash);
-    this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) | RESTING);
-    this.restingTotal++;
   }
 
   /** The order left the book. */
   leaves(slot: number): void {
     this.index.remove(slot, this.num.get(slot, HASH));
-    this.int.set(slot, FLAGS, this.int.get(slot, FLAGS) & ~RESTING);
-    this.restingTotal--;
     if (slot === this.lastSlot) this.lastSlot = NONE;
   }
 
   get restingCount(): number {
-    return this.restingTotal;
+    return this.index.size;
   }
 
   /** `createdAt`: the admission time's text, or its code (createdCode) when it has one. */
@@ -641,7 +634,6 @@ export class OrderStore {
   clear(): void {
     this.size = 0;
     this.index.clear();
-    this.restingTotal = 0;
     this.finishedTotal = 0;
     this.finishedIds = null;
     this.window?.clear();
