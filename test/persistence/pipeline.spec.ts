@@ -68,7 +68,7 @@ describe('pipelined replay and recovery', function () {
     expect(verifier.headHash).to.equal(log.previous);
   });
 
-  it('with its default sizes, reads a log of up to 256 KiB on the calling thread and a longer one through workers, NDJSON in chunks under V8\'s large-object size', async () => {
+  it('with its default sizes, checks the shapes of a log of up to 256 KiB on the calling thread and leaves a longer one\'s to the caller, NDJSON in chunks under V8\'s large-object size', async () => {
     const read = async (text: string, format: 'copy' | 'ndjson'): Promise<{ validated: boolean[]; sizes: number[] }> => {
       const bytes = new TextEncoder().encode(text);
       async function* pieces(): AsyncGenerator<Uint8Array> {
@@ -83,8 +83,9 @@ describe('pipelined replay and recovery', function () {
       }
       return { validated, sizes };
     };
-    // COPY rows (as COPY (select seq, hash, canonical ...) TO STDOUT writes them): chunks processed on
-    // the calling thread come back validated (zod); workers do not validate rows (they do not parse them).
+    // COPY rows (as COPY (select seq, hash, canonical ...) TO STDOUT writes them): the chunks of a short
+    // log come back validated (zod, on the calling thread); a longer log's do not, whether a worker
+    // framed them or the calling thread did while the workers started (the caller checks their shapes).
     const rows = log.rows.map(({ event, hash }) => `${event.seq}\t${hash}\t${copyEscape(canonicalJson(event))}\n`);
     let short = '';
     for (const row of rows) {
@@ -112,6 +113,35 @@ describe('pipelined replay and recovery', function () {
     const manyLines = await read(lines.join('\n') + '\n', 'ndjson');
     expect(manyLines.validated.every((v) => !v)).to.equal(true);
     expect(Math.max(...manyLines.sizes)).to.be.at.most(64 * 1024);
+  });
+
+  it('processes the chunks on the calling thread while the workers start, then through them: in order, every link checked', async () => {
+    // A long log whose source pauses once past the short-log size: by then the workers have been asked
+    // to start; the chunks before the pause cannot wait for them, the ones after find them ready.
+    const bytes = new TextEncoder().encode(lines.join('\n') + '\n');
+    expect(bytes.length).to.be.greaterThan(768 * 1024);
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      for (let at = 0; at < bytes.length; at += 16_384) {
+        if (at === 512 * 1024) await new Promise((resolve) => setTimeout(resolve, 1000));
+        yield bytes.subarray(at, at + 16_384);
+      }
+    }
+    const byWorker: boolean[] = [];
+    let prev = GENESIS_HASH;
+    let events = 0;
+    for await (const chunk of processedChunks(pieces(), { format: 'ndjson', startHash: GENESIS_HASH, validate: true })) {
+      expect(chunk.ok).to.equal(true);
+      expect(chunk.validated).to.equal(false);
+      expect(chunk.prevHash).to.equal(prev);
+      prev = chunk.lastHash;
+      events += chunk.count;
+      byWorker.push(chunk.byWorker);
+    }
+    expect(events).to.equal(log.rows.length);
+    expect(prev).to.equal(log.previous);
+    const first = byWorker.indexOf(true);
+    expect(first, 'the first chunk is not left waiting for a worker').to.be.greaterThan(0);
+    expect(byWorker.slice(first).every((w) => w), 'once a worker is ready, every later chunk goes through the workers').to.equal(true);
   });
 
   it('stops at --until-seq or --until-time inside a chunk exactly, the verifier\'s head at the last event folded', async () => {

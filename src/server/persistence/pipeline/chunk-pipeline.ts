@@ -8,11 +8,11 @@
 // did checking shapes there; docs/benchmarks.md, Replay and "Tried and not kept".)
 //
 // A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
-// than they save.
+// than they save. A longer one's first chunks are too, while the workers start (until one says READY).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
-import { processChunk, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
+import { processChunk, READY, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
 import { compiledEventCheck } from './compiled-event-check.ts';
 import { wellFormedEvent } from './well-formed-event.ts';
 
@@ -60,11 +60,17 @@ class WorkerPool {
   private readonly pending = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
   private failure: Error | null = null;
   private next = 0;
+  /** Whether a worker has loaded its modules and said so (chunk-worker.ts posts READY first). */
+  ready = false;
 
   constructor(size: number) {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_URL);
-      worker.on('message', (result: ChunkResult) => {
+      worker.on('message', (result: ChunkResult | typeof READY) => {
+        if (result === READY) {
+          this.ready = true;
+          return;
+        }
         const waiter = this.pending.get(result.id);
         this.pending.delete(result.id);
         waiter?.resolve(result);
@@ -204,13 +210,25 @@ export async function* processedChunks(source: AsyncIterable<Uint8Array>, option
         const r = cut(false);
         if (r === null) break;
         pool ??= new WorkerPool(workerCount);
+        if (!pool.ready && inFlight.length === 0) {
+          // The workers are still starting: each loads its modules before it takes a chunk, 50-100 ms
+          // on a 2-core machine, which this thread spent waiting for the first result (a fixed cost of
+          // every replay and recovery: a sixth of a replay of 300,000 events). It frames and
+          // hash-checks the chunks itself until one is ready; the shape check stays the caller's.
+          yield hand(processChunk(r));
+          continue;
+        }
         inFlight.push(pool.submit(r));
         // Results strictly in order; a full pipeline waits for the oldest.
         while (inFlight.length >= maxInFlight) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
       }
     }
     // Without a pool the log is short, processed here, shape included (with zod, which names a fault).
-    for (let r = cut(true); r !== null; r = cut(true)) inFlight.push(pool === null ? Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)) : pool.submit(r));
+    for (let r = cut(true); r !== null; r = cut(true)) {
+      if (pool === null) inFlight.push(Promise.resolve(processChunk(r, options.validate ? wellFormedEvent : undefined)));
+      else if (!(pool as WorkerPool).ready && inFlight.length === 0) yield hand(processChunk(r));
+      else inFlight.push((pool as WorkerPool).submit(r));
+    }
     while (inFlight.length > 0) yield hand(await (inFlight.shift() as Promise<ChunkResult>));
   } finally {
     // Results nobody will read must not reject unhandled.

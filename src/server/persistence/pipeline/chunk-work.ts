@@ -14,6 +14,9 @@
 import { sha256Hex } from '../../../events/hash.ts';
 import { copyUnescape } from '../postgres/copy-text.ts';
 
+/** What a worker posts once, when its modules are loaded and it takes chunks (chunk-pipeline.ts waits for no worker before it). */
+export const READY = 'ready';
+
 /** `copy`: rows of COPY (select seq, hash, canonical ...) TO STDOUT. `ndjson`: canonical events with a hash member. */
 export type ChunkFormat = 'copy' | 'ndjson';
 
@@ -37,6 +40,8 @@ export interface ChunkResult {
   readonly ok: boolean;
   /** Whether each event's shape was checked here (otherwise the caller checks the parsed events). */
   readonly validated: boolean;
+  /** Whether a worker thread processed it (else the calling thread did: a short log, or while the workers start). */
+  readonly byWorker: boolean;
   /** The events as a JSON array text, in order. */
   readonly events: string;
   readonly count: number;
@@ -147,11 +152,11 @@ function contextHash(format: ChunkFormat, context: Uint8Array): string | null {
  * calling thread validates (a log of one chunk), so the workers never load the schemas, which were most
  * of a worker's start (about 40-110 ms of 65-140).
  */
-export function processChunk(request: ChunkRequest, wellFormed?: (text: string) => boolean): ChunkResult {
+export function processChunk(request: ChunkRequest, wellFormed?: (text: string) => boolean, byWorker = false): ChunkResult {
   const text = decoder.decode(request.bytes);
   let lines = 0;
   const failed = (): ChunkResult => {
-    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, validated: false, events: '', count: 0, firstSeq: Number.NaN, prevHash: '', lastHash: '' };
+    return { id: request.id, bytes: request.bytes, lines: countLines(text), ok: false, validated: false, byWorker, events: '', count: 0, firstSeq: Number.NaN, prevHash: '', lastHash: '' };
   };
   const prevHash = request.prev ?? (request.context === null ? null : contextHash(request.format, request.context));
   if (prevHash === null) return failed();
@@ -193,7 +198,7 @@ export function processChunk(request: ChunkRequest, wellFormed?: (text: string) 
     texts.push(body);
     prev = hash;
   }
-  return { id: request.id, bytes: request.bytes, lines, ok: true, validated: wellFormed !== undefined, events: `[${texts.join(',')}]`, count: texts.length, firstSeq, prevHash, lastHash: prev };
+  return { id: request.id, bytes: request.bytes, lines, ok: true, validated: wellFormed !== undefined, byWorker, events: `[${texts.join(',')}]`, count: texts.length, firstSeq, prevHash, lastHash: prev };
 }
 
 function countLines(text: string): number {

@@ -1,12 +1,14 @@
 // A pipeline worker thread: processes the chunks the main thread posts, in the order they arrive.
 // Workers frame and hash-check; they never check the events' shape (the caller does, on the events it
-// parses anyway: see checkedEvents in chunk-pipeline.ts).
+// parses anyway: see checkedEvents in chunk-pipeline.ts). Once its modules are loaded it says READY:
+// until then the main thread processes the chunks itself rather than wait for it.
 import { parentPort } from 'node:worker_threads';
-import { processChunk, type ChunkRequest } from './chunk-work.ts';
+import { processChunk, READY, type ChunkRequest } from './chunk-work.ts';
 
 if (parentPort === null) throw new Error('chunk-worker: not started as a worker thread');
 const port = parentPort;
 port.on('message', (request: ChunkRequest) => {
-  const result = processChunk(request);
+  const result = processChunk(request, undefined, true);
   port.postMessage(result, [result.bytes.buffer as ArrayBuffer]);
 });
+port.postMessage(READY);
