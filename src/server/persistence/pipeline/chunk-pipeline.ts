@@ -8,11 +8,11 @@
 // did checking shapes there; docs/benchmarks.md, Replay and "Tried and not kept".)
 //
 // A short log (up to 256 KiB) is processed on the calling thread: starting workers would cost more
-// than they save. A longer one's first chunks are too, while the workers start (until one says READY).
+// than they save. A longer one's first chunks are too, while the workers start (until one is ready).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RecordedEvent } from '../../../events/upcasters/upcast.ts';
-import { processChunk, READY, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
+import { processChunk, type ChunkFormat, type ChunkRequest, type ChunkResult } from './chunk-work.ts';
 import { compiledEventCheck } from './compiled-event-check.ts';
 import { wellFormedEvent } from './well-formed-event.ts';
 
@@ -60,17 +60,17 @@ class WorkerPool {
   private readonly pending = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
   private failure: Error | null = null;
   private next = 0;
-  /** Whether a worker has loaded its modules and said so (chunk-worker.ts posts READY first). */
-  ready = false;
+  /**
+   * How many workers have loaded their modules (each adds one: chunk-worker.ts). Shared memory, not a
+   * message: a message is seen only when the event loop turns, and a source with data buffered (a COPY
+   * stream) is read and processed here for many chunks without a turn, while a ready worker waits.
+   */
+  private readonly started = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(size: number) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_URL);
-      worker.on('message', (result: ChunkResult | typeof READY) => {
-        if (result === READY) {
-          this.ready = true;
-          return;
-        }
+      const worker = new Worker(WORKER_URL, { workerData: { started: this.started.buffer } });
+      worker.on('message', (result: ChunkResult) => {
         const waiter = this.pending.get(result.id);
         this.pending.delete(result.id);
         waiter?.resolve(result);
@@ -81,6 +81,11 @@ class WorkerPool {
       });
       this.workers.push(worker);
     }
+  }
+
+  /** Whether a worker takes chunks now. */
+  get ready(): boolean {
+    return Atomics.load(this.started, 0) > 0;
   }
 
   private fail(err: Error): void {

@@ -14,9 +14,6 @@
 import { sha256Hex } from '../../../events/hash.ts';
 import { copyUnescape } from '../postgres/copy-text.ts';
 
-/** What a worker posts once, when its modules are loaded and it takes chunks (chunk-pipeline.ts waits for no worker before it). */
-export const READY = 'ready';
-
 /** `copy`: rows of COPY (select seq, hash, canonical ...) TO STDOUT. `ndjson`: canonical events with a hash member. */
 export type ChunkFormat = 'copy' | 'ndjson';
 
