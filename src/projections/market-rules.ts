@@ -38,11 +38,6 @@ export function recordedRules(rules: EffectiveRules): MarketRules {
   return out;
 }
 
-/** Whether a market charges a fee or pays a rebate on either side. */
-export function chargesFees(m: EffectiveRules): boolean {
-  return m.maker_fee_bps !== 0 || m.taker_fee_bps !== 0;
-}
-
 /**
  * A market as the state hash covers it: its view, the rules only where they differ from the defaults
  * (a market that never had a rule set is hashed as it was before rules existed).
